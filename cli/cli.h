@@ -1,0 +1,46 @@
+/* The tritondx command line: one cmd_<name>.c per command, dispatched by
+ * main.c. Commands parse their own options, call the core library, print,
+ * and return an exit code; only main() exits. */
+#ifndef TDX_CLI_H
+#define TDX_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes (documented in README.md). */
+enum {
+    TDX_EXIT_OK = 0,       /* ran; nothing to report at warning level or above */
+    TDX_EXIT_FINDINGS = 1, /* ran; findings at warning level or above were reported */
+    TDX_EXIT_USAGE = 2,    /* bad command line */
+    TDX_EXIT_INPUT = 3,    /* an input could not be read or parsed (others were still processed) */
+    TDX_EXIT_FAILED = 4,   /* a step failed: child process, compile, GPU, internal error */
+};
+
+typedef struct tdx_cli_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+    const char *summary;
+} tdx_cli_cmd;
+
+/* Colour: decided once from --color and the terminal. */
+typedef enum { TDX_COLOR_AUTO, TDX_COLOR_ALWAYS, TDX_COLOR_NEVER } tdx_color_mode;
+/* Non-zero when output to f should be coloured under mode (NO_COLOR honoured). */
+int tdx_cli_use_color(tdx_color_mode mode, FILE *f);
+/* Parse "auto|always|never"; returns -1 when invalid. */
+int tdx_cli_parse_color(const char *s, tdx_color_mode *out);
+
+/* Print "tritondx: error: <msg>" to stderr. */
+void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int tdx_cmd_triage(int argc, char **argv);
+int tdx_cmd_check(int argc, char **argv);
+int tdx_cmd_profile(int argc, char **argv);
+int tdx_cmd_attribute(int argc, char **argv);
+int tdx_cmd_analyze(int argc, char **argv);
+int tdx_cmd_diagnose(int argc, char **argv);
+int tdx_cmd_optimize(int argc, char **argv);
+int tdx_cmd_bench(int argc, char **argv);
+int tdx_cmd_report(int argc, char **argv);
+int tdx_cmd_ceilings(int argc, char **argv);
+int tdx_cmd_rules(int argc, char **argv);
+
+#endif

@@ -1,0 +1,10 @@
+/* tritondx analyze: not built yet. */
+#include "cli.h"
+
+int tdx_cmd_analyze(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tdx_cli_error("'analyze' is not available in this build yet");
+    return TDX_EXIT_FAILED;
+}

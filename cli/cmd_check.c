@@ -1,0 +1,10 @@
+/* tritondx check: not built yet. */
+#include "cli.h"
+
+int tdx_cmd_check(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tdx_cli_error("'check' is not available in this build yet");
+    return TDX_EXIT_FAILED;
+}

@@ -1,0 +1,10 @@
+/* tritondx optimize: not built yet. */
+#include "cli.h"
+
+int tdx_cmd_optimize(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tdx_cli_error("'optimize' is not available in this build yet");
+    return TDX_EXIT_FAILED;
+}

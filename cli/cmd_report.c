@@ -1,0 +1,10 @@
+/* tritondx report: not built yet. */
+#include "cli.h"
+
+int tdx_cmd_report(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tdx_cli_error("'report' is not available in this build yet");
+    return TDX_EXIT_FAILED;
+}

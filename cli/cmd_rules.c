@@ -1,0 +1,10 @@
+/* tritondx rules: not built yet. */
+#include "cli.h"
+
+int tdx_cmd_rules(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tdx_cli_error("'rules' is not available in this build yet");
+    return TDX_EXIT_FAILED;
+}

@@ -1,0 +1,10 @@
+/* tritondx triage: not built yet. */
+#include "cli.h"
+
+int tdx_cmd_triage(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    tdx_cli_error("'triage' is not available in this build yet");
+    return TDX_EXIT_FAILED;
+}

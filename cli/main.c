@@ -1,0 +1,92 @@
+/* tritondx: entry point and command dispatch. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const tdx_cli_cmd commands[] = {
+    {"triage", tdx_cmd_triage, "level 0: pattern class and source anti-patterns (no GPU, no Python)"},
+    {"check", tdx_cmd_check, "validate a task file and check its kernel against the reference"},
+    {"profile", tdx_cmd_profile, "level 1: time the task on the GPU and name its symptom"},
+    {"attribute", tdx_cmd_attribute, "level 2: attach the symptom to IR ops and source lines"},
+    {"analyze", tdx_cmd_analyze, "level 3: why the compiler did not do it, proven by a what-if compile"},
+    {"diagnose", tdx_cmd_diagnose, "all levels the machine allows, escalating only when needed"},
+    {"optimize", tdx_cmd_optimize, "diagnose, rewrite, verify, time, keep; writes TASK.opt.py"},
+    {"bench", tdx_cmd_bench, "run optimize over a task suite and print the results table"},
+    {"report", tdx_cmd_report, "render a run directory as Markdown or HTML"},
+    {"ceilings", tdx_cmd_ceilings, "show or measure the device's bandwidth and matmul ceilings"},
+    {"rules", tdx_cmd_rules, "list every rule id, or explain one"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: tritondx <command> [options] [args]\n\n"
+               "tritondx tells why a Triton kernel is slow, with evidence from the compiler,\n"
+               "and makes it faster with rewrites that are verified and timed.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'tritondx <command> --help' shows a command's options.\n");
+}
+
+void tdx_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tritondx: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int tdx_cli_parse_color(const char *s, tdx_color_mode *out)
+{
+    if (strcmp(s, "auto") == 0)
+        *out = TDX_COLOR_AUTO;
+    else if (strcmp(s, "always") == 0)
+        *out = TDX_COLOR_ALWAYS;
+    else if (strcmp(s, "never") == 0)
+        *out = TDX_COLOR_NEVER;
+    else
+        return -1;
+    return 0;
+}
+
+int tdx_cli_use_color(tdx_color_mode mode, FILE *f)
+{
+    if (mode == TDX_COLOR_ALWAYS)
+        return 1;
+    if (mode == TDX_COLOR_NEVER)
+        return 0;
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        return 0;
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
+        return 0;
+    return isatty(fileno(f));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return TDX_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return TDX_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("tritondx %s\n", TDX_VERSION);
+        return TDX_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, cmd) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    tdx_cli_error("unknown command '%s' (see 'tritondx --help')", cmd);
+    return TDX_EXIT_USAGE;
+}
