@@ -1,0 +1,24 @@
+/* Level 0: pattern triage of Triton source (tdx_tri_*).
+ *
+ * Reads Python source only: no GPU, no Python interpreter. For every
+ * @triton.jit kernel it records the pattern class (ledger->kernels) and the
+ * source-level anti-patterns as findings with stable rule ids (rules_l0.def).
+ *
+ * Ownership: the caller owns src (it must outlive the call only), the ledger
+ * and the diags; everything added to them is copied into them. */
+#ifndef TDX_TRIAGE_TRIAGE_H
+#define TDX_TRIAGE_TRIAGE_H
+
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/status.h"
+#include "finding/finding.h"
+
+/* Triage one file's contents. path is used for locations only.
+ * Returns TDX_ERR_PARSE (with a diag at file:line:col) when the source cannot
+ * be parsed; a file with no kernels is TDX_OK with nothing added. */
+tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_ledger *ledger,
+                          tdx_diags *diags);
+
+#endif
