@@ -1,0 +1,82 @@
+/* Escalation across the four levels. */
+#include "diagnose/diagnose.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "triage/triage.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int tdx_dx_decides(const tdx_finding *f, double min_confidence)
+{
+    return f->family && f->family[0] && f->hypothesis && f->hypothesis[0] &&
+           f->confidence >= min_confidence && f->sev >= TDX_SEV_WARNING;
+}
+
+tdx_status tdx_dx_level0(void *ud, const char *task_path, const char *src, size_t len,
+                         tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,
+                         tdx_diags *diags)
+{
+    (void)ud;
+    (void)cost;
+    (void)why;
+    (void)why_len;
+    return tdx_tri_source(task_path, src, len, ledger, diags);
+}
+
+tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char *src, size_t len,
+                      tdx_ledger *ledger, tdx_dx_report *rep, tdx_diags *diags)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->decided_level = -1;
+    double min_conf = opts->decide_confidence > 0 ? opts->decide_confidence : 0.7;
+    int max_level = opts->max_level < 0 ? 0 : opts->max_level > 3 ? 3 : opts->max_level;
+    tdx_status result = TDX_OK;
+    for (int lv = 0; lv <= max_level; lv++) {
+        const tdx_dx_level *L = &opts->levels[lv];
+        if (!L->run) {
+            rep->state[lv] = TDX_DX_SKIPPED;
+            snprintf(rep->why[lv], sizeof rep->why[lv], "level %d is not available in this build", lv);
+            continue;
+        }
+        size_t before = tdx_ledger_count(ledger);
+        double t0 = now_s();
+        tdx_status st = L->run(L->ud, task_path, src, len, ledger, &rep->cost[lv], rep->why[lv],
+                               sizeof rep->why[lv], diags);
+        rep->cost[lv].seconds += now_s() - t0;
+        if (st == TDX_ERR_UNSUPPORTED) {
+            rep->state[lv] = TDX_DX_SKIPPED;
+            continue;
+        }
+        if (st) {
+            rep->state[lv] = TDX_DX_FAILED;
+            if (!rep->why[lv][0])
+                snprintf(rep->why[lv], sizeof rep->why[lv], "%s", tdx_status_str(st));
+            if (lv == 0) {
+                result = st;
+                break;
+            }
+            continue;
+        }
+        rep->state[lv] = TDX_DX_RAN;
+        /* the first deciding finding of this level (findings are added with the
+         * dominant one first) */
+        for (size_t i = before; i < tdx_ledger_count(ledger) && rep->decided_level < 0; i++) {
+            const tdx_finding *f = tdx_ledger_at(ledger, i);
+            if (tdx_dx_decides(f, min_conf)) {
+                rep->decided_level = lv;
+                rep->deciding_finding = f->id;
+            }
+        }
+        if (rep->decided_level >= 0 && !opts->all_levels)
+            break;
+    }
+    return result;
+}

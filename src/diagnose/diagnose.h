@@ -1,0 +1,72 @@
+/* Escalating diagnosis (tdx_dx_*): run the cheapest level that can still
+ * yield a new finding, and descend only while no finding decides.
+ *
+ * A finding decides when it names the dominant cause, narrows the fix to one
+ * rewrite family, and explains why that should help: it has a family, a
+ * hypothesis, and a confidence of at least opts->decide_confidence. Each level
+ * is a function behind tdx_dx_level, so that levels the machine cannot run
+ * (no GPU: level 1) or that are not available are skipped and said so.
+ *
+ * Ownership: the caller owns the ledger and the report; levels append to the
+ * ledger. */
+#ifndef TDX_DIAGNOSE_DIAGNOSE_H
+#define TDX_DIAGNOSE_DIAGNOSE_H
+
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/status.h"
+#include "finding/finding.h"
+
+/* What one level cost. */
+typedef struct tdx_dx_cost {
+    double seconds;
+    int compiles;
+    int gpu_runs;
+    long tokens;
+} tdx_dx_cost;
+
+/* One level's entry point: append findings for the task to the ledger and
+ * add what it spent to cost. Returns TDX_ERR_UNSUPPORTED when the level
+ * cannot run here (e.g. no GPU), with a one-line reason in `why`. */
+typedef tdx_status (*tdx_dx_level_fn)(void *ud, const char *task_path, const char *src, size_t len,
+                                      tdx_ledger *ledger, tdx_dx_cost *cost, char *why,
+                                      size_t why_len, tdx_diags *diags);
+
+typedef struct tdx_dx_level {
+    tdx_dx_level_fn run; /* NULL: not available in this build */
+    void *ud;
+} tdx_dx_level;
+
+typedef struct tdx_dx_opts {
+    int max_level;             /* 0..3 */
+    int all_levels;            /* run every allowed level, even after one decided */
+    double decide_confidence;  /* 0: 0.7 */
+    tdx_dx_level levels[4];
+} tdx_dx_opts;
+
+typedef enum tdx_dx_state { TDX_DX_NOT_RUN = 0, TDX_DX_RAN, TDX_DX_SKIPPED, TDX_DX_FAILED } tdx_dx_state;
+
+typedef struct tdx_dx_report {
+    tdx_dx_state state[4];
+    char why[4][256];     /* for skipped or failed levels */
+    tdx_dx_cost cost[4];
+    int decided_level;    /* -1 when no finding decided */
+    int deciding_finding; /* finding id, 0 when none */
+} tdx_dx_report;
+
+/* Non-zero when finding f decides (see above). */
+int tdx_dx_decides(const tdx_finding *f, double min_confidence);
+
+/* Run the levels 0..opts->max_level in order with escalation. Returns TDX_OK
+ * when level 0 ran (later levels may have been skipped or failed: see the
+ * report), or the level 0 error (e.g. TDX_ERR_PARSE). */
+tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char *src, size_t len,
+                      tdx_ledger *ledger, tdx_dx_report *rep, tdx_diags *diags);
+
+/* Level 0 as a tdx_dx_level_fn (tdx_tri_source). */
+tdx_status tdx_dx_level0(void *ud, const char *task_path, const char *src, size_t len,
+                         tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,
+                         tdx_diags *diags);
+
+#endif

@@ -1,0 +1,509 @@
+/* The optimize loop: rounds, keep/reject decisions, journal and resume. */
+#include "loop/loop.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "journal/journal.h"
+#include "rewrite/edit.h"
+
+#define TDX_LOOP_MAX_SRC ((size_t)4 << 20)
+
+tdx_status tdx_loop_cands_push(tdx_loop_cands *c, char *source, size_t len, const char *family,
+                               const char *origin, const char *summary)
+{
+    if (c->len == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 8;
+        tdx_loop_cand *p = realloc(c->items, cap * sizeof *p);
+        if (!p) {
+            free(source);
+            return TDX_ERR_NOMEM;
+        }
+        c->items = p;
+        c->cap = cap;
+    }
+    tdx_loop_cand *k = &c->items[c->len++];
+    memset(k, 0, sizeof *k);
+    k->source = source;
+    k->len = len;
+    snprintf(k->family, sizeof k->family, "%s", family ? family : "");
+    snprintf(k->origin, sizeof k->origin, "%s", origin ? origin : "builtin");
+    snprintf(k->summary, sizeof k->summary, "%s", summary ? summary : "");
+    return TDX_OK;
+}
+
+void tdx_loop_cands_free(tdx_loop_cands *c)
+{
+    for (size_t i = 0; i < c->len; i++)
+        free(c->items[i].source);
+    free(c->items);
+    memset(c, 0, sizeof *c);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* TASK.py -> TASK<suffix> next to it. */
+static void sibling(const char *task, const char *suffix, char *out, size_t n)
+{
+    size_t len = strlen(task);
+    if (len > 3 && strcmp(task + len - 3, ".py") == 0)
+        len -= 3;
+    snprintf(out, n, "%.*s%s", (int)len, task, suffix);
+}
+
+typedef struct run {
+    const tdx_loop_opts *o;
+    tdx_loop_result *res;
+    tdx_diags *diags;
+    tdx_jnl jnl;
+    char *orig;          /* the task's source */
+    size_t olen;
+    char *best;          /* the best source so far */
+    size_t blen;
+    char best_path[1100];
+    json_t *tried;       /* object: hash -> true */
+    double t0;
+    double elapsed_before; /* from earlier sessions of a resumed run */
+    double last_fraction;
+} run;
+
+static tdx_status jlog(run *r, json_t *e)
+{
+    if (!e)
+        return TDX_ERR_NOMEM;
+    tdx_status st = tdx_jnl_append(&r->jnl, e);
+    json_decref(e);
+    if (st)
+        tdx_diags_add(r->diags, TDX_SEV_ERROR, r->jnl.path, 0, 0, "cannot append to the journal");
+    return st;
+}
+
+static void progress(run *r, int round, size_t ci, size_t nc, const char *what)
+{
+    if (!r->o->progress)
+        return;
+    tdx_loop_progress p = {round, r->o->max_rounds > 0 ? r->o->max_rounds : 15, ci, nc,
+                           r->res->final_s, r->res->initial_s,
+                           r->elapsed_before + now_s() - r->t0, what};
+    r->o->progress(&p, r->o->progress_ud);
+}
+
+static tdx_status write_best(run *r, const char *src, size_t len)
+{
+    tdx_status st = tdx_file_write(r->best_path, src, len);
+    if (!st)
+        st = tdx_file_write(r->res->out_path, src, len);
+    if (st)
+        tdx_diags_add(r->diags, TDX_SEV_ERROR, r->res->out_path, 0, 0, "cannot write the result");
+    return st;
+}
+
+static json_t *findings_json(const tdx_ledger *l)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < tdx_ledger_count(l); i++) {
+        const tdx_finding *f = tdx_ledger_at(l, i);
+        json_t *o = json_pack("{s:i, s:s, s:i, s:s, s:i, s:s, s:f}", "id", f->id, "rule",
+                              f->rule->id, "level", f->level, "file", f->file ? f->file : "",
+                              "line", f->line, "message", f->message, "confidence", f->confidence);
+        if (!o)
+            continue;
+        if (f->family && f->family[0])
+            json_object_set_new(o, "family", json_string(f->family));
+        if (f->hypothesis)
+            json_object_set_new(o, "hypothesis", json_string(f->hypothesis));
+        if (f->kernel)
+            json_object_set_new(o, "kernel", json_string(f->kernel));
+        if (f->nfacts) {
+            json_t *facts = json_object();
+            for (size_t k = 0; k < f->nfacts; k++)
+                json_object_set_new(facts, f->facts[k].key, json_string(f->facts[k].value));
+            json_object_set_new(o, "facts", facts);
+        }
+        if (f->evidence)
+            json_object_set_new(o, "evidence", json_string(f->evidence));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *dx_json(const tdx_dx_report *dx)
+{
+    static const char *const names[] = {"not run", "ran", "skipped", "failed"};
+    json_t *levels = json_array();
+    for (int lv = 0; lv < 4; lv++) {
+        json_t *o = json_pack("{s:i, s:s, s:f, s:i, s:i, s:I}", "level", lv, "state",
+                              names[dx->state[lv]], "seconds", dx->cost[lv].seconds, "compiles",
+                              dx->cost[lv].compiles, "gpu_runs", dx->cost[lv].gpu_runs, "tokens",
+                              (json_int_t)dx->cost[lv].tokens);
+        if (o && dx->why[lv][0])
+            json_object_set_new(o, "why", json_string(dx->why[lv]));
+        json_array_append_new(levels, o);
+    }
+    return json_pack("{s:o, s:i, s:i}", "levels", levels, "decided_level", dx->decided_level,
+                     "deciding_finding", dx->deciding_finding);
+}
+
+/* Restore state from an existing journal. Returns 1 when the run had already stopped. */
+static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *stopped)
+{
+    *next_round = 1;
+    *stopped = 0;
+    json_t *start = tdx_jnl_last(entries, "start");
+    if (!start)
+        return TDX_ERR_NOTFOUND;
+    json_t *base = tdx_jnl_last(entries, "baseline");
+    if (base)
+        r->res->initial_s = r->res->final_s = json_real_value(json_object_get(base, "median_s"));
+    size_t n = json_array_size(entries);
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(entries, i);
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (!type)
+            continue;
+        if (strcmp(type, "candidate") == 0) {
+            const char *h = json_string_value(json_object_get(e, "hash"));
+            if (h)
+                json_object_set_new(r->tried, h, json_true());
+            r->res->tried++;
+        } else if (strcmp(type, "keep") == 0) {
+            r->res->kept++;
+            r->res->final_s = json_real_value(json_object_get(e, "median_s"));
+        } else if (strcmp(type, "round_end") == 0) {
+            *next_round = (int)json_integer_value(json_object_get(e, "round")) + 1;
+            r->res->rounds = *next_round - 1;
+        } else if (strcmp(type, "stop") == 0) {
+            *stopped = 1;
+            snprintf(r->res->stop_reason, sizeof r->res->stop_reason, "%s",
+                     json_string_value(json_object_get(e, "reason")));
+        }
+        json_t *el = json_object_get(e, "elapsed_s");
+        if (json_is_number(el))
+            r->elapsed_before = json_number_value(el);
+    }
+    /* the best source so far is best.py when something was kept, else the original */
+    if (r->res->kept) {
+        char *data;
+        size_t len;
+        if (tdx_file_read(r->best_path, TDX_LOOP_MAX_SRC, &data, &len) != TDX_OK)
+            return TDX_ERR_IO;
+        free(r->best);
+        r->best = data;
+        r->blen = len;
+    }
+    return TDX_OK;
+}
+
+static int faster(const tdx_loop_timing *t)
+{
+    double spread = t->base_iqr_s > t->cand_iqr_s ? t->base_iqr_s : t->cand_iqr_s;
+    return t->cand_median_s > 0 && t->cand_median_s < t->base_median_s &&
+           t->base_median_s - t->cand_median_s > spread;
+}
+
+/* Try one candidate; returns 1 when it passed and was faster (timing in *t). */
+static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, const char *path,
+                         tdx_loop_timing *t, tdx_status *fatal)
+{
+    char hash[17], why[512] = "";
+    tdx_loop_hash(c->source, c->len, hash);
+    const char *verdict = "rejected";
+    tdx_loop_check chk = {0};
+    memset(t, 0, sizeof *t);
+    t->fraction = -1;
+    tdx_buf diff;
+    tdx_buf_init(&diff, 1 << 20);
+    tdx_rw_diff(r->best, r->blen, c->source, c->len, "a/best.py", "b/candidate.py", 3, 0, &diff);
+    int passed = 0;
+    if (json_object_get(r->tried, hash)) {
+        snprintf(why, sizeof why, "already tried");
+        verdict = "duplicate";
+    } else {
+        tdx_loop_vet(r->orig, r->olen, c->source, c->len, why, sizeof why);
+        if (!why[0] && tdx_file_write(path, c->source, c->len) != TDX_OK)
+            snprintf(why, sizeof why, "cannot write %.400s", path);
+        if (!why[0]) {
+            progress(r, round, ci, 0, "check");
+            tdx_status st = r->o->exec.check(r->o->exec.ud, r->o->task_path, path, &chk);
+            if (st || !chk.ok)
+                snprintf(why, sizeof why, "check failed: %.480s", chk.reason[0] ? chk.reason : tdx_status_str(st));
+        }
+        if (!why[0]) {
+            progress(r, round, ci, 0, "time");
+            tdx_status st = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->best_path, path, t);
+            if (st)
+                snprintf(why, sizeof why, "timing failed: %.480s", t->reason[0] ? t->reason : tdx_status_str(st));
+            else if (!faster(t)) {
+                snprintf(why, sizeof why, "not faster: %.4g s vs %.4g s (spread %.2g s)",
+                         t->cand_median_s, t->base_median_s,
+                         t->base_iqr_s > t->cand_iqr_s ? t->base_iqr_s : t->cand_iqr_s);
+                verdict = "slower";
+            } else {
+                verdict = "faster";
+                passed = 1;
+            }
+        }
+    }
+    json_t *cites = json_array();
+    for (int i = 0; i < c->ncites; i++)
+        json_array_append_new(cites, json_integer(c->cites[i]));
+    json_t *e = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:I}", "type",
+                          "candidate", "round", round, "index", (int)ci, "family", c->family,
+                          "origin", c->origin, "summary", c->summary, "hash", hash, "cites", cites,
+                          "file", path, "verdict", verdict, "diff", tdx_buf_str(&diff), "tokens",
+                          (json_int_t)c->tokens);
+    if (e && why[0])
+        json_object_set_new(e, "reason", json_string(why));
+    if (e && t->base_median_s > 0)
+        json_object_set_new(e, "timing",
+                            json_pack("{s:f, s:f, s:f, s:f}", "base_median_s", t->base_median_s,
+                                      "base_iqr_s", t->base_iqr_s, "cand_median_s", t->cand_median_s,
+                                      "cand_iqr_s", t->cand_iqr_s));
+    tdx_buf_free(&diff);
+    *fatal = jlog(r, e);
+    json_object_set_new(r->tried, hash, json_true());
+    r->res->tried++;
+    return passed;
+}
+
+static tdx_status stop(run *r, int round, const char *reason)
+{
+    snprintf(r->res->stop_reason, sizeof r->res->stop_reason, "%s", reason);
+    if (!r->res->kept) /* nothing better: the result is the task as it was */
+        write_best(r, r->best, r->blen);
+    return jlog(r, json_pack("{s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:f}", "type", "stop", "reason",
+                             reason, "rounds", round, "kept", r->res->kept, "tried", r->res->tried,
+                             "initial_median_s", r->res->initial_s, "final_median_s",
+                             r->res->final_s, "elapsed_s", r->elapsed_before + now_s() - r->t0));
+}
+
+static tdx_status rounds(run *r, int first_round)
+{
+    const tdx_loop_opts *o = r->o;
+    int max_rounds = o->max_rounds > 0 ? o->max_rounds : 15;
+    size_t max_cands = o->max_cands > 0 ? (size_t)o->max_cands : 8;
+    double target = o->target_fraction > 0 ? o->target_fraction : 0.85;
+    tdx_status st = TDX_OK;
+    for (int round = first_round;; round++) {
+        if (round > max_rounds)
+            return stop(r, round - 1, "round limit reached");
+        if (o->time_budget_s > 0 && r->elapsed_before + now_s() - r->t0 > o->time_budget_s)
+            return stop(r, round - 1, "time budget spent");
+        if (r->last_fraction >= target)
+            return stop(r, round - 1, "near the roofline");
+        progress(r, round, 0, 0, "diagnose");
+        tdx_ledger ledger;
+        tdx_ledger_init(&ledger);
+        tdx_dx_report dx;
+        st = tdx_dx_run(&o->dx, o->task_path, r->best, r->blen, &ledger, &dx, r->diags);
+        if (st) {
+            tdx_ledger_free(&ledger);
+            return st;
+        }
+        st = jlog(r, json_pack("{s:s, s:i, s:o, s:o}", "type", "round", "round", round, "findings",
+                               findings_json(&ledger), "diagnosis", dx_json(&dx)));
+        tdx_loop_cands cands = {0};
+        tdx_loop_ctx ctx = {o->task_path, r->best, r->blen, &ledger, &dx, round};
+        for (size_t p = 0; p < o->nproposers && !st; p++) {
+            tdx_status ps = o->proposers[p].propose(o->proposers[p].ud, &ctx, &cands, r->diags);
+            if (ps)
+                tdx_diags_add(r->diags, TDX_SEV_WARNING, o->task_path, 0, 0,
+                              "proposer %s failed: %s", o->proposers[p].name, tdx_status_str(ps));
+        }
+        size_t ncands = cands.len < max_cands ? cands.len : max_cands;
+        int best_i = -1;
+        tdx_loop_timing best_t = {0};
+        for (size_t i = 0; i < ncands && !st; i++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, i + 1);
+            progress(r, round, i + 1, ncands, "candidate");
+            tdx_loop_timing t;
+            if (try_candidate(r, round, i + 1, &cands.items[i], path, &t, &st) &&
+                (best_i < 0 || t.cand_median_s / t.base_median_s <
+                                   best_t.cand_median_s / best_t.base_median_s)) {
+                best_i = (int)i;
+                best_t = t;
+            }
+        }
+        if (!st && best_i >= 0) {
+            /* keep the fastest; its speed relative to the old best scales the running time */
+            tdx_loop_cand *c = &cands.items[best_i];
+            double ratio = best_t.cand_median_s / best_t.base_median_s;
+            r->res->final_s = r->res->final_s > 0 ? r->res->final_s * ratio : best_t.cand_median_s;
+            r->res->kept++;
+            free(r->best);
+            r->best = c->source;
+            r->blen = c->len;
+            c->source = NULL;
+            r->last_fraction = best_t.fraction;
+            r->res->final_fraction = best_t.fraction;
+            st = write_best(r, r->best, r->blen);
+            if (!st)
+                st = jlog(r, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round",
+                                       round, "index", best_i + 1, "family", c->family, "median_s",
+                                       r->res->final_s, "speedup",
+                                       r->res->initial_s / r->res->final_s, "fraction",
+                                       best_t.fraction));
+        }
+        int decided = dx.decided_level;
+        tdx_loop_cands_free(&cands);
+        tdx_ledger_free(&ledger);
+        if (st)
+            return st;
+        r->res->rounds = round;
+        st = jlog(r, json_pack("{s:s, s:i, s:i, s:i, s:f}", "type", "round_end", "round", round,
+                               "kept", best_i >= 0, "decided_level", decided, "elapsed_s",
+                               r->elapsed_before + now_s() - r->t0));
+        if (st)
+            return st;
+        if (ncands == 0)
+            return stop(r, round, "no rewrite family applies");
+        if (best_i < 0)
+            return stop(r, round, "no candidate was correct and faster");
+    }
+}
+
+tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags *diags)
+{
+    memset(res, 0, sizeof *res);
+    res->final_fraction = -1;
+    if (!o->task_path || !o->exec.check || !o->exec.time)
+        return TDX_ERR_ARG;
+    run r = {0};
+    r.o = o;
+    r.res = res;
+    r.diags = diags;
+    r.jnl.fd = -1;
+    r.t0 = now_s();
+    r.last_fraction = -1;
+    if (o->run_dir)
+        snprintf(res->run_dir, sizeof res->run_dir, "%s", o->run_dir);
+    else
+        sibling(o->task_path, ".tdx", res->run_dir, sizeof res->run_dir);
+    if (o->out_path)
+        snprintf(res->out_path, sizeof res->out_path, "%s", o->out_path);
+    else
+        sibling(o->task_path, ".opt.py", res->out_path, sizeof res->out_path);
+    snprintf(r.best_path, sizeof r.best_path, "%s/best.py", res->run_dir);
+
+    tdx_status st = tdx_file_read(o->task_path, TDX_LOOP_MAX_SRC, &r.orig, &r.olen);
+    if (st) {
+        tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "cannot read the task: %s",
+                      st == TDX_ERR_IO ? strerror(errno) : tdx_status_str(st));
+        return st;
+    }
+    if (tdx_file_is_binary(r.orig, r.olen)) {
+        tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "not a Python file (binary content)");
+        free(r.orig);
+        return TDX_ERR_INPUT;
+    }
+    r.best = malloc(r.olen + 1);
+    r.tried = json_object();
+    if (!r.best || !r.tried) {
+        st = TDX_ERR_NOMEM;
+        goto out;
+    }
+    memcpy(r.best, r.orig, r.olen + 1);
+    r.blen = r.olen;
+    if (mkdir(res->run_dir, 0755) != 0 && errno != EEXIST) {
+        tdx_diags_add(diags, TDX_SEV_ERROR, res->run_dir, 0, 0, "cannot create the run directory: %s",
+                      strerror(errno));
+        st = TDX_ERR_IO;
+        goto out;
+    }
+    char jpath[1200];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", res->run_dir);
+    struct stat sb;
+    int have_journal = stat(jpath, &sb) == 0 && sb.st_size > 0;
+    if (have_journal && !o->resume) {
+        tdx_diags_add(diags, TDX_SEV_ERROR, jpath, 0, 0,
+                      "a run is already recorded here: continue it with --resume, or remove %s",
+                      res->run_dir);
+        st = TDX_ERR_ARG;
+        goto out;
+    }
+    st = tdx_jnl_open(&r.jnl, jpath, diags);
+    if (st)
+        goto out;
+    int first_round = 1, stopped = 0;
+    if (have_journal) {
+        json_t *entries = NULL;
+        st = tdx_jnl_read(jpath, &entries, diags);
+        if (!st)
+            st = resume_state(&r, entries, &first_round, &stopped);
+        json_decref(entries);
+        if (st == TDX_ERR_NOTFOUND)
+            have_journal = 0; /* nothing useful recorded: start afresh */
+        else if (st) {
+            tdx_diags_add(diags, TDX_SEV_ERROR, jpath, 0, 0, "cannot resume from this journal");
+            goto out;
+        }
+        st = TDX_OK;
+        if (stopped)
+            goto out; /* already finished: the result stands */
+        if (have_journal)
+            jlog(&r, json_pack("{s:s, s:i}", "type", "resume", "round", first_round));
+    }
+    if (!have_journal) {
+        char hash[17];
+        tdx_loop_hash(r.orig, r.olen, hash);
+        st = jlog(&r, json_pack("{s:s, s:s, s:s, s:i, s:f, s:i}", "type", "start", "task",
+                                o->task_path, "task_hash", hash, "max_rounds",
+                                o->max_rounds > 0 ? o->max_rounds : 15, "target_fraction",
+                                o->target_fraction > 0 ? o->target_fraction : 0.85, "max_level",
+                                o->dx.max_level));
+        if (st)
+            goto out;
+        /* the task's own kernel must pass its check before anything is compared to it */
+        tdx_loop_check chk = {0};
+        progress(&r, 0, 0, 0, "check");
+        st = o->exec.check(o->exec.ud, o->task_path, o->task_path, &chk);
+        if (st || !chk.ok) {
+            tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "the task's own kernel fails its check: %s",
+                          chk.reason[0] ? chk.reason : tdx_status_str(st));
+            stop(&r, 0, "the task's own kernel fails its check");
+            st = TDX_ERR_CHILD;
+            goto out;
+        }
+        st = tdx_file_write(r.best_path, r.best, r.blen);
+        if (st)
+            goto out;
+        tdx_loop_timing t = {0};
+        t.fraction = -1;
+        progress(&r, 0, 0, 0, "time");
+        st = o->exec.time(o->exec.ud, o->task_path, r.best_path, NULL, &t);
+        if (st) {
+            tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "cannot time the task: %s",
+                          t.reason[0] ? t.reason : tdx_status_str(st));
+            stop(&r, 0, "the task cannot be timed");
+            st = TDX_ERR_CHILD;
+            goto out;
+        }
+        res->initial_s = res->final_s = t.base_median_s;
+        r.last_fraction = t.fraction;
+        res->final_fraction = t.fraction;
+        st = jlog(&r, json_pack("{s:s, s:f, s:f, s:f}", "type", "baseline", "median_s",
+                                t.base_median_s, "iqr_s", t.base_iqr_s, "fraction", t.fraction));
+        if (st)
+            goto out;
+    }
+    st = rounds(&r, first_round);
+out:
+    tdx_jnl_close(&r.jnl);
+    json_decref(r.tried);
+    free(r.best);
+    free(r.orig);
+    return st;
+}

@@ -1,0 +1,141 @@
+/* The optimize loop (tdx_loop_*): rounds of diagnose -> propose -> verify ->
+ * time -> keep if faster -> re-diagnose, recorded in a journal from which an
+ * interrupted run resumes.
+ *
+ * The loop decides; executing candidates (checking them against the reference,
+ * timing them) is behind tdx_loop_exec, so that the real harness on a GPU, the
+ * interpreter on a CPU, and a test timer can stand in for one another.
+ * Proposers (built-in families, an LLM) are behind tdx_loop_proposer.
+ *
+ * Files: the task file is only read. The run directory holds the journal
+ * (journal.jsonl), every candidate (rN_cK.py) and the best so far (best.py);
+ * the final result is written to opts->out_path (default TASK.opt.py).
+ *
+ * Ownership: opts and everything it points to are the caller's; candidate
+ * lists own their sources (tdx_loop_cands_free). */
+#ifndef TDX_LOOP_LOOP_H
+#define TDX_LOOP_LOOP_H
+
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "base/status.h"
+#include "diagnose/diagnose.h"
+#include "finding/finding.h"
+
+/* ---- candidates and proposers ----------------------------------------- */
+
+typedef struct tdx_loop_cand {
+    char *source;        /* the whole rewritten task file (malloc'd) */
+    size_t len;
+    char family[48];     /* rewrite family applied */
+    char origin[16];     /* "builtin" or "llm" */
+    char summary[256];   /* one line: what changed */
+    int cites[8];        /* finding ids it rests on */
+    int ncites;
+    long tokens;         /* LLM tokens spent on it */
+} tdx_loop_cand;
+
+typedef struct tdx_loop_cands {
+    tdx_loop_cand *items;
+    size_t len, cap;
+} tdx_loop_cands;
+
+/* Append a candidate taking ownership of source (malloc'd). */
+tdx_status tdx_loop_cands_push(tdx_loop_cands *c, char *source, size_t len, const char *family,
+                               const char *origin, const char *summary);
+void tdx_loop_cands_free(tdx_loop_cands *c);
+
+/* What a proposer sees. */
+typedef struct tdx_loop_ctx {
+    const char *task_path;   /* the original task (for reference/make_inputs) */
+    const char *src;         /* the current best source */
+    size_t len;
+    const tdx_ledger *ledger;/* this round's findings */
+    const tdx_dx_report *dx; /* this round's diagnosis */
+    int round;
+} tdx_loop_ctx;
+
+typedef struct tdx_loop_proposer {
+    const char *name;
+    tdx_status (*propose)(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out, tdx_diags *diags);
+    void *ud;
+} tdx_loop_proposer;
+
+/* ---- executing candidates ---------------------------------------------- */
+
+typedef struct tdx_loop_check {
+    int ok;
+    char reason[512];     /* why it failed, one line */
+} tdx_loop_check;
+
+typedef struct tdx_loop_timing {
+    double base_median_s, base_iqr_s;
+    double cand_median_s, cand_iqr_s;
+    double fraction;      /* candidate's fraction of the roofline; < 0 unknown */
+    char reason[512];     /* why timing failed, one line */
+} tdx_loop_timing;
+
+typedef struct tdx_loop_exec {
+    /* Check candidate_path (a rewritten copy of task_path) against the original's reference. */
+    tdx_status (*check)(void *ud, const char *task_path, const char *candidate_path,
+                        tdx_loop_check *res);
+    /* Time baseline_path and candidate_path back to back (candidate_path NULL: baseline only). */
+    tdx_status (*time)(void *ud, const char *task_path, const char *baseline_path,
+                       const char *candidate_path, tdx_loop_timing *res);
+    void *ud;
+} tdx_loop_exec;
+
+/* ---- the loop ------------------------------------------------------------ */
+
+typedef struct tdx_loop_progress {
+    int round, max_rounds;
+    size_t cand_index, ncands;
+    double best_s, initial_s;
+    double elapsed_s;
+    const char *what; /* "diagnose", "check", "time", ... */
+} tdx_loop_progress;
+
+typedef struct tdx_loop_opts {
+    const char *task_path;
+    const char *run_dir;      /* NULL: TASK.tdx/ next to the task */
+    const char *out_path;     /* NULL: TASK.opt.py next to the task */
+    int max_rounds;           /* 0: 15 */
+    int max_cands;            /* per round, 0: 8 */
+    double time_budget_s;     /* 0: none */
+    double target_fraction;   /* stop at this fraction of the roofline; 0: 0.85 */
+    int resume;
+    tdx_dx_opts dx;           /* diagnosis levels and escalation */
+    const tdx_loop_proposer *proposers;
+    size_t nproposers;
+    tdx_loop_exec exec;
+    void (*progress)(const tdx_loop_progress *p, void *ud);
+    void *progress_ud;
+} tdx_loop_opts;
+
+typedef struct tdx_loop_result {
+    int rounds;
+    int kept;
+    int tried;
+    double initial_s, final_s;
+    double final_fraction;    /* < 0 unknown */
+    char stop_reason[256];
+    char out_path[1024];
+    char run_dir[1024];
+} tdx_loop_result;
+
+/* Run (or resume) the loop. Returns TDX_OK when it ran to a stop, whatever it
+ * kept; an error when the task cannot be read/parsed or the baseline fails
+ * (a message in diags). Never modifies opts->task_path. */
+tdx_status tdx_loop_run(const tdx_loop_opts *opts, tdx_loop_result *res, tdx_diags *diags);
+
+/* Why a candidate is not acceptable before running it (empty when fine):
+ * it does not parse, changes launch's parameters, changes reference,
+ * make_inputs or SHAPES, or defines no kernel. */
+void tdx_loop_vet(const char *orig, size_t olen, const char *cand, size_t clen, char *why,
+                  size_t why_len);
+
+/* 64-bit FNV-1a of a text, as 16 hex digits in out[17]. */
+void tdx_loop_hash(const char *s, size_t n, char out[17]);
+
+#endif
