@@ -1,0 +1,70 @@
+/* The built-in proposer: the rewrite families the findings point to, in the
+ * order of the findings (the deciding one first), each citing them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "loop/propose.h"
+#include "rewrite/families.h"
+
+typedef struct emit_ud {
+    tdx_loop_cands *out;
+    const int *cites;
+    int ncites;
+} emit_ud;
+
+static tdx_status emit_cand(void *ud, char *src, size_t len, const char *family, const char *summary)
+{
+    emit_ud *e = ud;
+    tdx_status st = tdx_loop_cands_push(e->out, src, len, family, "builtin", summary);
+    if (!st) {
+        tdx_loop_cand *c = &e->out->items[e->out->len - 1];
+        for (int i = 0; i < e->ncites && i < 8; i++)
+            c->cites[c->ncites++] = e->cites[i];
+    }
+    return st;
+}
+
+/* Add name to the ordered family list if it is new. */
+static void want(const char *name, const char **fams, int *n, int max)
+{
+    if (!name || !name[0])
+        return;
+    for (int i = 0; i < *n; i++)
+        if (strcmp(fams[i], name) == 0)
+            return;
+    if (*n < max)
+        fams[(*n)++] = name;
+}
+
+tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out,
+                                    tdx_diags *diags)
+{
+    (void)ud;
+    const char *fams[32];
+    int nf = 0;
+    const tdx_ledger *l = ctx->ledger;
+    if (ctx->dx && ctx->dx->deciding_finding > 0)
+        want(tdx_ledger_at(l, (size_t)ctx->dx->deciding_finding - 1)->family, fams, &nf, 32);
+    for (size_t i = 0; i < tdx_ledger_count(l); i++)
+        want(tdx_ledger_at(l, i)->family, fams, &nf, 32);
+    /* retuning is the search every diagnosis narrows; it always applies last */
+    want("retune", fams, &nf, 32);
+    for (int i = 0; i < nf; i++) {
+        if (!tdx_rw_family_find(fams[i])) {
+            tdx_diags_add(diags, TDX_SEV_NOTE, ctx->task_path, 0, 0,
+                          "no built-in rewrite for family %s: an LLM proposer can apply it", fams[i]);
+            continue;
+        }
+        int cites[8], nc = 0;
+        for (size_t k = 0; k < tdx_ledger_count(l) && nc < 8; k++) {
+            const tdx_finding *f = tdx_ledger_at(l, k);
+            if (f->family && strcmp(f->family, fams[i]) == 0)
+                cites[nc++] = f->id;
+        }
+        emit_ud e = {out, cites, nc};
+        tdx_status st = tdx_rw_apply_family(fams[i], ctx->task_path, ctx->src, ctx->len, emit_cand, &e, diags);
+        if (st && st != TDX_ERR_PARSE)
+            return st;
+    }
+    return TDX_OK;
+}

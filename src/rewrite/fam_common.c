@@ -1,0 +1,155 @@
+/* Helpers shared by the built-in families. */
+#include "rewrite/fam_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int find_launches(tdx_src_node *n, void *ud)
+{
+    fam_task *t = ud;
+    if (n->kind == TDX_SRC_FUNCDEF && tdx_src_is_jit(n))
+        return 1; /* launches are in host code */
+    if (n->kind == TDX_SRC_CALL && tdx_src_is_launch(n, NULL, NULL))
+        tdx_ptrvec_push(&t->arena, &t->launches, n);
+    return 0;
+}
+
+tdx_status fam_open(fam_task *t, const char *path, const char *src, size_t len, tdx_diags *diags)
+{
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    t->src = src;
+    t->len = len;
+    tdx_arena_init(&t->arena, 0);
+    tdx_status st = tdx_src_parse(path, src, len, &t->arena, diags, &t->m);
+    if (st)
+        return st;
+    if (tdx_src_find_jit(t->m, &t->arena, &t->kernels) < 0)
+        return TDX_ERR_NOMEM;
+    tdx_src_walk(t->m->root, find_launches, t);
+    return TDX_OK;
+}
+
+void fam_close(fam_task *t) { tdx_arena_free(&t->arena); }
+
+tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch)
+{
+    tdx_src_node *k = NULL;
+    if (!tdx_src_is_launch(launch, &k, NULL) || !k || k->kind != TDX_SRC_NAME)
+        return NULL;
+    for (size_t i = 0; i < t->kernels.len; i++) {
+        tdx_src_node *d = t->kernels.items[i];
+        if (d->name && strcmp(d->name, k->name) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+tdx_src_node *fam_enclosing_def(const tdx_src_node *n)
+{
+    for (tdx_src_node *p = n->parent; p; p = p->parent)
+        if (p->kind == TDX_SRC_FUNCDEF)
+            return p;
+    return NULL;
+}
+
+typedef struct collect_ud {
+    fam_task *t;
+    tdx_src_kind kind;
+    tdx_ptrvec *out;
+} collect_ud;
+
+static int collect_visit(tdx_src_node *n, void *ud)
+{
+    collect_ud *c = ud;
+    if (n->kind == c->kind)
+        tdx_ptrvec_push(&c->t->arena, c->out, n);
+    return 0;
+}
+
+void fam_collect(fam_task *t, tdx_src_node *root, tdx_src_kind kind, tdx_ptrvec *out)
+{
+    collect_ud c = {t, kind, out};
+    tdx_src_walk(root, collect_visit, &c);
+}
+
+tdx_src_node *fam_int_literal(const fam_task *t, tdx_src_node *value, long long *v)
+{
+    if (!value)
+        return NULL;
+    if (value->kind == TDX_SRC_NUMBER)
+        return tdx_src_int_value(t->m, value, v) == TDX_OK ? value : NULL;
+    if (value->kind != TDX_SRC_NAME || !value->name)
+        return NULL;
+    tdx_src_node *def = fam_enclosing_def(value);
+    if (!def)
+        return NULL;
+    tdx_ptrvec assigns = {0};
+    fam_task *mt = (fam_task *)t;
+    fam_collect(mt, def, TDX_SRC_ASSIGN, &assigns);
+    tdx_src_node *found = NULL;
+    int count = 0;
+    for (size_t i = 0; i < assigns.len; i++) {
+        tdx_src_node *a = assigns.items[i];
+        tdx_src_node *tg = tdx_src_kid(a, TDX_SRC_R_TARGET);
+        if (tg && tg->kind == TDX_SRC_NAME && tg->name && strcmp(tg->name, value->name) == 0) {
+            count++;
+            found = tdx_src_kid(a, TDX_SRC_R_VALUE);
+        }
+    }
+    if (count != 1 || !found || found->kind != TDX_SRC_NUMBER)
+        return NULL;
+    return tdx_src_int_value(t->m, found, v) == TDX_OK ? found : NULL;
+}
+
+void fam_edit(fam_task *t, fam_edits *e, size_t start, size_t end, const char *text)
+{
+    if (e->n >= sizeof e->items / sizeof e->items[0])
+        return;
+    e->items[e->n].start = start;
+    e->items[e->n].end = end;
+    e->items[e->n].text = tdx_arena_strdup(&t->arena, text);
+    e->n++;
+}
+
+void fam_set_kwarg(fam_task *t, fam_edits *e, const tdx_src_node *call, const char *name,
+                   const char *text)
+{
+    tdx_src_node *v = tdx_src_call_kwarg(call, name);
+    if (v) {
+        fam_edit(t, e, v->start, v->end, text);
+        return;
+    }
+    /* insert before the closing parenthesis, after a trailing comma if any */
+    size_t close = call->end - 1;
+    size_t p = close;
+    while (p > call->start && (t->src[p - 1] == ' ' || t->src[p - 1] == '\n' || t->src[p - 1] == '\t'))
+        p--;
+    int comma = p > call->start && t->src[p - 1] == ',';
+    int empty = p > call->start && t->src[p - 1] == '(';
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s%s=%s", comma ? " " : empty ? "" : ", ", name, text);
+    fam_edit(t, e, p, p, buf);
+}
+
+tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, const char *family,
+                    const char *summary)
+{
+    if (e->n == 0)
+        return TDX_OK;
+    tdx_buf b;
+    tdx_buf_init(&b, 16u << 20);
+    tdx_status st = tdx_rw_apply(t->src, t->len, e->items, e->n, &b);
+    if (st) {
+        tdx_buf_free(&b);
+        return st == TDX_ERR_ARG ? TDX_OK : st; /* overlapping edits: drop the candidate */
+    }
+    if (b.len == t->len && memcmp(b.data, t->src, t->len) == 0) {
+        tdx_buf_free(&b);
+        return TDX_OK;
+    }
+    size_t n;
+    char *s = tdx_buf_detach(&b, &n);
+    return emit(ud, s, n, family, summary);
+}

@@ -1,0 +1,51 @@
+/* Shared helpers of the built-in families: the parsed task, its kernels and
+ * launch sites, and a set of edits that becomes one candidate. Internal to
+ * src/rewrite. */
+#ifndef TDX_REWRITE_FAM_COMMON_H
+#define TDX_REWRITE_FAM_COMMON_H
+
+#include "rewrite/edit.h"
+#include "rewrite/families.h"
+#include "source/ast.h"
+
+typedef struct fam_task {
+    const char *path;
+    const char *src;
+    size_t len;
+    tdx_arena arena;
+    tdx_src_module *m;
+    tdx_ptrvec kernels;  /* FUNCDEF nodes of @triton.jit kernels */
+    tdx_ptrvec launches; /* CALL nodes kernel[grid](...) outside kernels */
+} fam_task;
+
+/* Parse and index; TDX_ERR_PARSE when the source does not parse. */
+tdx_status fam_open(fam_task *t, const char *path, const char *src, size_t len, tdx_diags *diags);
+void fam_close(fam_task *t);
+
+/* The kernel FUNCDEF a launch calls (by name), or NULL. */
+tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch);
+/* The FUNCDEF enclosing n, or NULL. */
+tdx_src_node *fam_enclosing_def(const tdx_src_node *n);
+/* Every node of the given kind under root, pushed onto out. */
+void fam_collect(fam_task *t, tdx_src_node *root, tdx_src_kind kind, tdx_ptrvec *out);
+
+/* An integer literal that a value node stands for: the NUMBER itself, or for
+ * a NAME the NUMBER of its single assignment in the enclosing def. */
+tdx_src_node *fam_int_literal(const fam_task *t, tdx_src_node *value, long long *v);
+
+/* Edits that make up one candidate. */
+typedef struct fam_edits {
+    tdx_rw_edit items[64];
+    size_t n;
+} fam_edits;
+
+void fam_edit(fam_task *t, fam_edits *e, size_t start, size_t end, const char *text);
+/* Set keyword `name` of a call to text: replace its value, or add it before
+ * the closing parenthesis. */
+void fam_set_kwarg(fam_task *t, fam_edits *e, const tdx_src_node *call, const char *name,
+                   const char *text);
+/* Apply the edits and emit the result as a candidate (no-op edits emit nothing). */
+tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, const char *family,
+                    const char *summary);
+
+#endif

@@ -1,0 +1,397 @@
+/* The built-in rewrite families. Each rests on a compiler or hardware fact
+ * named in its comment; the loop proves each candidate correct and faster. */
+#include "rewrite/families.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rewrite/fam_common.h"
+
+/* Non-zero when a keyword name looks like a block-size constexpr. */
+static int is_block_name(const char *name)
+{
+    return name && (strncmp(name, "BLOCK", 5) == 0 || strncmp(name, "TILE", 4) == 0 ||
+                    strstr(name, "BLOCK_SIZE") != NULL);
+}
+
+/* The grid's literals equal to old (when the grid is not a lambda of meta),
+ * rewritten to new so that the launch stays consistent. */
+static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long long old,
+                          long long nv)
+{
+    tdx_src_node *grid = NULL;
+    tdx_src_is_launch(launch, NULL, &grid);
+    if (!grid || grid->kind == TDX_SRC_LAMBDA)
+        return;
+    tdx_ptrvec nums = {0};
+    fam_collect(t, grid, TDX_SRC_NUMBER, &nums);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", nv);
+    for (size_t i = 0; i < nums.len; i++) {
+        long long v;
+        tdx_src_node *n = nums.items[i];
+        if (tdx_src_int_value(t->m, n, &v) == TDX_OK && v == old)
+            fam_edit(t, e, n->start, n->end, buf);
+    }
+}
+
+typedef struct blockarg {
+    const char *name;
+    tdx_src_node *lit; /* the literal to edit */
+    long long v;
+    int in_call;       /* the literal is the kwarg itself (not a variable) */
+} blockarg;
+
+static size_t block_args(fam_task *t, tdx_src_node *launch, blockarg *out, size_t max)
+{
+    size_t n = 0;
+    for (tdx_src_node *k = tdx_src_next(launch, TDX_SRC_R_KEYWORD, NULL); k && n < max;
+         k = tdx_src_next(launch, TDX_SRC_R_KEYWORD, k)) {
+        if (!is_block_name(k->name))
+            continue;
+        tdx_src_node *v = tdx_src_kid(k, TDX_SRC_R_VALUE);
+        long long val;
+        tdx_src_node *lit = fam_int_literal(t, v, &val);
+        if (!lit || val <= 0)
+            continue;
+        out[n].name = k->name;
+        out[n].lit = lit;
+        out[n].v = val;
+        out[n].in_call = lit == v;
+        n++;
+    }
+    return n;
+}
+
+static void set_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const blockarg *b,
+                      long long nv)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", nv);
+    fam_edit(t, e, b->lit->start, b->lit->end, buf);
+    if (b->in_call)
+        retarget_grid(t, e, launch, b->v, nv);
+}
+
+static const char *kname(fam_task *t, tdx_src_node *launch)
+{
+    tdx_src_node *k = fam_launched_kernel(t, launch);
+    return k && k->name ? k->name : "kernel";
+}
+
+/* retune: block sizes, num_warps and num_stages at each launch site. Small
+ * blocks leave too few bytes in flight per SM; Hopper's wgmma wants tiles of
+ * at least 64 rows and num_warps a multiple of 4 (AccelerateMatmul.cpp). */
+static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
+                             void *ud, tdx_diags *diags)
+{
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (st) {
+        fam_close(&t);
+        return st;
+    }
+    char sum[256];
+    for (size_t li = 0; li < t.launches.len && !st; li++) {
+        tdx_src_node *L = t.launches.items[li];
+        blockarg b[6];
+        size_t nb = block_args(&t, L, b, 6);
+        int has_dot = 0;
+        tdx_src_node *kd = fam_launched_kernel(&t, L);
+        if (kd) {
+            tdx_ptrvec calls = {0};
+            fam_collect(&t, kd, TDX_SRC_CALL, &calls);
+            for (size_t i = 0; i < calls.len; i++)
+                if (tdx_src_is_dotted(tdx_src_call_func(calls.items[i]), "tl.dot"))
+                    has_dot = 1;
+        }
+        if (nb >= 2 && has_dot) {
+            /* matmul tiles: a few configurations known to suit Hopper */
+            static const int cfg[][5] = {{128, 128, 64, 4, 3}, {128, 256, 64, 8, 3},
+                                         {64, 128, 64, 4, 4}, {128, 64, 64, 4, 4}};
+            for (size_t c = 0; c < sizeof cfg / sizeof cfg[0] && !st; c++) {
+                fam_edits e = {0};
+                int used = 0;
+                for (size_t i = 0; i < nb; i++) {
+                    const char *nm = b[i].name;
+                    size_t l = strlen(nm);
+                    char axis = l ? (char)toupper((unsigned char)nm[l - 1]) : 0;
+                    int v = axis == 'M' ? cfg[c][0] : axis == 'N' ? cfg[c][1] : axis == 'K' ? cfg[c][2] : 0;
+                    if (v && v != b[i].v) {
+                        set_block(&t, &e, L, &b[i], v);
+                        used = 1;
+                    }
+                }
+                char w[8], s[8];
+                snprintf(w, sizeof w, "%d", cfg[c][3]);
+                snprintf(s, sizeof s, "%d", cfg[c][4]);
+                fam_set_kwarg(&t, &e, L, "num_warps", w);
+                fam_set_kwarg(&t, &e, L, "num_stages", s);
+                snprintf(sum, sizeof sum, "%s: tiles %dx%dx%d, num_warps=%d, num_stages=%d%s",
+                         kname(&t, L), cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
+                         used ? "" : " (tiles unchanged)");
+                st = fam_emit(&t, &e, emit, ud, "retune", sum);
+            }
+            continue;
+        }
+        /* 1-D (or row) blocks: larger and smaller */
+        for (size_t i = 0; i < nb && !st; i++) {
+            static const int mult[] = {4, 16, 2};
+            for (size_t m = 0; m < sizeof mult / sizeof mult[0] && !st; m++) {
+                long long nv = b[i].v * mult[m];
+                if (nv > 16384 || (nb > 1 && nv > 256))
+                    continue;
+                fam_edits e = {0};
+                set_block(&t, &e, L, &b[i], nv);
+                if (nv >= 4096)
+                    fam_set_kwarg(&t, &e, L, "num_warps", nv >= 8192 ? "16" : "8");
+                snprintf(sum, sizeof sum, "%s: %s %lld -> %lld%s", kname(&t, L), b[i].name, b[i].v,
+                         nv, nv >= 4096 ? " with more warps" : "");
+                st = fam_emit(&t, &e, emit, ud, "retune", sum);
+            }
+        }
+        /* num_warps alone */
+        static const char *const warps[] = {"8", "2", "16"};
+        long long cur = 4;
+        tdx_src_node *wv = tdx_src_call_kwarg(L, "num_warps");
+        if (wv)
+            tdx_src_int_value(t.m, wv, &cur);
+        for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
+            if (atoll(warps[w]) == cur)
+                continue;
+            fam_edits e = {0};
+            fam_set_kwarg(&t, &e, L, "num_warps", warps[w]);
+            snprintf(sum, sizeof sum, "%s: num_warps %lld -> %s", kname(&t, L), cur, warps[w]);
+            st = fam_emit(&t, &e, emit, ud, "retune", sum);
+        }
+    }
+    fam_close(&t);
+    return st;
+}
+
+/* Loops in a kernel whose body loads from global memory. */
+static int loop_loads(fam_task *t, tdx_src_node *loop)
+{
+    tdx_ptrvec calls = {0};
+    fam_collect(t, loop, TDX_SRC_CALL, &calls);
+    for (size_t i = 0; i < calls.len; i++)
+        if (tdx_src_is_dotted(tdx_src_call_func(calls.items[i]), "tl.load"))
+            return 1;
+    return 0;
+}
+
+/* pipelining: `for ... in range(...)` over loads becomes tl.range(...,
+ * num_stages=N). The pipeliner only pipelines loads that feed a dot unless
+ * the loop carries tt.num_stages, which tl.range(num_stages=) sets
+ * (lib/Dialect/TritonGPU/Transforms/Pipeliner/AssignLatencies.cpp). */
+static tdx_status fam_pipelining(const char *path, const char *src, size_t len,
+                                 tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+{
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (st) {
+        fam_close(&t);
+        return st;
+    }
+    static const char *const stages[] = {"3", "2", "4"};
+    for (size_t s = 0; s < sizeof stages / sizeof stages[0] && !st; s++) {
+        fam_edits e = {0};
+        for (size_t k = 0; k < t.kernels.len; k++) {
+            tdx_ptrvec loops = {0};
+            fam_collect(&t, t.kernels.items[k], TDX_SRC_FOR, &loops);
+            for (size_t i = 0; i < loops.len; i++) {
+                tdx_src_node *f = loops.items[i];
+                tdx_src_node *it = tdx_src_kid(f, TDX_SRC_R_ITER);
+                if (!it || it->kind != TDX_SRC_CALL || !loop_loads(&t, f))
+                    continue;
+                tdx_src_node *fn = tdx_src_call_func(it);
+                if (tdx_src_is_dotted(fn, "range"))
+                    fam_edit(&t, &e, fn->start, fn->end, "tl.range");
+                else if (!tdx_src_is_dotted(fn, "tl.range"))
+                    continue; /* static_range unrolls: nothing to pipeline */
+                fam_set_kwarg(&t, &e, it, "num_stages", stages[s]);
+            }
+        }
+        char sum[128];
+        snprintf(sum, sizeof sum, "kernel loops over loads pipelined with num_stages=%s", stages[s]);
+        st = fam_emit(&t, &e, emit, ud, "pipelining", sum);
+    }
+    fam_close(&t);
+    return st;
+}
+
+/* tensor-cores: a dot forced to IEEE fp32 runs on FMA units; tf32 (the
+ * default for fp32 inputs) runs on the matrix units
+ * (lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp). */
+static tdx_status fam_tensor_cores(const char *path, const char *src, size_t len,
+                                   tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+{
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (st) {
+        fam_close(&t);
+        return st;
+    }
+    fam_edits e = {0};
+    for (size_t k = 0; k < t.kernels.len; k++) {
+        tdx_ptrvec calls = {0};
+        fam_collect(&t, t.kernels.items[k], TDX_SRC_CALL, &calls);
+        for (size_t i = 0; i < calls.len; i++) {
+            tdx_src_node *c = calls.items[i];
+            if (!tdx_src_is_dotted(tdx_src_call_func(c), "tl.dot"))
+                continue;
+            tdx_src_node *p = tdx_src_call_kwarg(c, "input_precision");
+            char *pv = p ? tdx_src_string_value(t.m, p, &t.arena) : NULL;
+            if (pv && strcmp(pv, "ieee") == 0)
+                fam_edit(&t, &e, p->start, p->end, "\"tf32\"");
+            tdx_src_node *a = tdx_src_call_kwarg(c, "allow_tf32");
+            if (a && a->kind == TDX_SRC_CONST && a->name && strcmp(a->name, "False") == 0)
+                fam_edit(&t, &e, a->start, a->end, "True");
+        }
+    }
+    st = fam_emit(&t, &e, emit, ud, "tensor-cores", "tl.dot on tf32 tensor cores instead of IEEE fp32 FMA");
+    fam_close(&t);
+    return st;
+}
+
+/* exp2: tl.exp(x) as tl.exp2(x * log2(e)), the form the hardware's ex2
+ * instruction computes directly. */
+static tdx_status fam_exp2(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
+                           void *ud, tdx_diags *diags)
+{
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (st) {
+        fam_close(&t);
+        return st;
+    }
+    fam_edits e = {0};
+    for (size_t k = 0; k < t.kernels.len; k++) {
+        tdx_ptrvec calls = {0};
+        fam_collect(&t, t.kernels.items[k], TDX_SRC_CALL, &calls);
+        for (size_t i = 0; i < calls.len; i++) {
+            tdx_src_node *c = calls.items[i];
+            tdx_src_node *fn = tdx_src_call_func(c);
+            if (!tdx_src_is_dotted(fn, "tl.exp") || tdx_src_call_nargs(c) != 1)
+                continue;
+            tdx_src_node *arg = tdx_src_call_arg(c, 0);
+            if (!arg || arg->kind == TDX_SRC_STARRED)
+                continue;
+            fam_edit(&t, &e, fn->start, fn->end, "tl.exp2");
+            fam_edit(&t, &e, arg->start, arg->start, "(");
+            fam_edit(&t, &e, arg->end, arg->end, ") * 1.4426950408889634");
+        }
+    }
+    st = fam_emit(&t, &e, emit, ud, "exp2", "tl.exp(x) -> tl.exp2(x * log2(e))");
+    fam_close(&t);
+    return st;
+}
+
+/* alignment-hints: do_not_specialize turns off the divisibility-by-16
+ * specialization of the listed arguments, so AxisInfo cannot prove aligned,
+ * contiguous accesses and loads stay scalar (python/triton/runtime/jit.py,
+ * lib/Analysis/AxisInfo.cpp). Dropping it restores the specialization. */
+static tdx_status fam_alignment(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
+                                void *ud, tdx_diags *diags)
+{
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (st) {
+        fam_close(&t);
+        return st;
+    }
+    fam_edits e = {0};
+    for (size_t k = 0; k < t.kernels.len; k++) {
+        tdx_src_node *def = t.kernels.items[k];
+        for (tdx_src_node *d = tdx_src_next(def, TDX_SRC_R_DECORATOR, NULL); d;
+             d = tdx_src_next(def, TDX_SRC_R_DECORATOR, d)) {
+            tdx_src_node *v = tdx_src_kid(d, TDX_SRC_R_VALUE);
+            if (!v || v->kind != TDX_SRC_CALL)
+                continue;
+            tdx_src_node *fn = tdx_src_call_func(v);
+            char *dn = tdx_src_dotted(fn, &t.arena);
+            size_t dl = dn ? strlen(dn) : 0;
+            if (!dn || dl < 3 || strcmp(dn + dl - 3, "jit") != 0)
+                continue;
+            for (tdx_src_node *kw = tdx_src_next(v, TDX_SRC_R_KEYWORD, NULL); kw;
+                 kw = tdx_src_next(v, TDX_SRC_R_KEYWORD, kw)) {
+                if (!kw->name || (strcmp(kw->name, "do_not_specialize") != 0 &&
+                                  strcmp(kw->name, "do_not_specialize_on_alignment") != 0))
+                    continue;
+                tdx_src_node *val = tdx_src_kid(kw, TDX_SRC_R_VALUE);
+                if (val)
+                    fam_edit(&t, &e, val->start, val->end, "[]");
+            }
+        }
+    }
+    st = fam_emit(&t, &e, emit, ud, "alignment-hints",
+                  "let the JIT specialize arguments on divisibility by 16 again");
+    fam_close(&t);
+    return st;
+}
+
+/* remove-launch-passes: `.contiguous()` copies in launch code; a kernel that
+ * takes strides can read the tensor as it is. */
+static tdx_status fam_launch_passes(const char *path, const char *src, size_t len,
+                                    tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+{
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (st) {
+        fam_close(&t);
+        return st;
+    }
+    tdx_src_node *launch = tdx_src_find_def(t.m, "launch");
+    fam_edits e = {0};
+    if (launch) {
+        tdx_ptrvec calls = {0};
+        fam_collect(&t, launch, TDX_SRC_CALL, &calls);
+        for (size_t i = 0; i < calls.len; i++) {
+            tdx_src_node *c = calls.items[i];
+            tdx_src_node *fn = tdx_src_call_func(c);
+            if (!fn || fn->kind != TDX_SRC_ATTRIBUTE || !fn->name ||
+                strcmp(fn->name, "contiguous") != 0 || tdx_src_call_nargs(c) != 0)
+                continue;
+            tdx_src_node *obj = tdx_src_kid(fn, TDX_SRC_R_VALUE);
+            if (obj)
+                fam_edit(&t, &e, obj->end, c->end, "");
+        }
+    }
+    st = fam_emit(&t, &e, emit, ud, "remove-launch-passes", "drop .contiguous() copies in launch");
+    fam_close(&t);
+    return st;
+}
+
+static const tdx_rw_family families[] = {
+    {"retune", "a kernel launch with block-size constexprs, num_warps or num_stages", fam_retune},
+    {"pipelining", "a kernel loop over tl.load", fam_pipelining},
+    {"tensor-cores", "tl.dot with input_precision=\"ieee\" or allow_tf32=False", fam_tensor_cores},
+    {"exp2", "tl.exp in a kernel", fam_exp2},
+    {"alignment-hints", "@triton.jit(do_not_specialize=[...])", fam_alignment},
+    {"remove-launch-passes", ".contiguous() in launch", fam_launch_passes},
+};
+
+const tdx_rw_family *tdx_rw_families(size_t *n)
+{
+    *n = sizeof families / sizeof families[0];
+    return families;
+}
+
+const tdx_rw_family *tdx_rw_family_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(families[i].name, name) == 0)
+            return &families[i];
+    return NULL;
+}
+
+tdx_status tdx_rw_apply_family(const char *name, const char *path, const char *src, size_t len,
+                               tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+{
+    const tdx_rw_family *f = tdx_rw_family_find(name);
+    if (!f)
+        return TDX_ERR_NOTFOUND;
+    return f->apply(path, src, len, emit, ud, diags);
+}
