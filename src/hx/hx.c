@@ -121,6 +121,8 @@ static void excerpt(const char *text, size_t len, size_t n, char *buf, size_t si
         unsigned char c = (unsigned char)text[i];
         buf[i] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
     }
+    while (len > 0 && buf[len - 1] == ' ')
+        len--;
     buf[len] = '\0';
 }
 

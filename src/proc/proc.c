@@ -199,13 +199,19 @@ static int make_stdin(const tdx_proc_opts *o)
     return fd;
 }
 
-// A descriptor that polls readable when the child ends, or -1 (old kernel).
+// A descriptor that polls readable when the child ends, or -1 (kernels
+// before 5.3, and valgrind, which does not know the call: then we tick).
 static int open_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
-    long fd = syscall(SYS_pidfd_open, pid, 0);
-    if (fd >= 0)
-        return fd_high((int)fd);
+    static int unsupported; /* only ever set to 1: a benign race */
+    if (!unsupported) {
+        long fd = syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0)
+            return fd_high((int)fd);
+        if (errno == ENOSYS)
+            unsupported = 1;
+    }
 #endif
     (void)pid;
     return -1;

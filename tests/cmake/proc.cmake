@@ -16,3 +16,18 @@ foreach(t test_proc test_hx)
     set_tests_properties(${t} PROPERTIES TIMEOUT 300)
   endif()
 endforeach()
+
+# The same tests under valgrind, where it is installed (not with sanitizers,
+# which cannot share a process with it): no leak, no invalid access.
+find_program(TDX_VALGRIND valgrind)
+if(TDX_VALGRIND AND NOT TDX_SANITIZE)
+  foreach(t test_proc test_hx)
+    if(TARGET ${t})
+      add_test(NAME ${t}_valgrind
+               COMMAND ${TDX_VALGRIND} -q --leak-check=full
+                       --error-exitcode=1 $<TARGET_FILE:${t}>
+               WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+      set_tests_properties(${t}_valgrind PROPERTIES TIMEOUT 600)
+    endif()
+  endforeach()
+endif()
