@@ -1,10 +1,146 @@
-/* tritondx optimize: not built yet. */
+/* tritondx optimize: the loop over a task file. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "diagnose/diagnose.h"
+#include "loop/exec.h"
+#include "loop/loop.h"
+#include "loop/propose.h"
+#include "progress.h"
+
+static void help(FILE *f)
+{
+    fputs("usage: tritondx optimize [options] TASK.py\n\n"
+          "Rounds of diagnose -> propose -> check -> time -> keep if faster. Writes TASK.opt.py\n"
+          "and a run directory TASK.tdx/ (journal.jsonl, every candidate); TASK.py is never modified.\n\n"
+          "options:\n"
+          "  --rounds N          at most N rounds (default 15)\n"
+          "  --candidates N      at most N candidates per round (default 8)\n"
+          "  --target F          stop at this fraction of the roofline (default 0.85)\n"
+          "  --budget SECONDS    stop after this much time\n"
+          "  --max-level N       deepest diagnosis level, 0..3 (default 3)\n"
+          "  --resume            continue the run recorded in the run directory\n"
+          "  --out FILE          where to write the result (default TASK.opt.py)\n"
+          "  --run-dir DIR       where to keep the journal and candidates (default TASK.tdx)\n"
+          "  --device cuda|cpu   where candidates run (cpu: Triton's interpreter; timing then\n"
+          "                      needs TDX_TEST_TIMER)\n"
+          "  --no-progress       no progress line on stderr\n"
+          "  --quiet             only errors\n",
+          f);
+}
+
+static void on_progress(const tdx_loop_progress *p, void *ud)
+{
+    tdx_progress *pr = ud;
+    if (p->best_s > 0)
+        tdx_progress_update(pr, "round %d/%d  %s %zu/%zu  best %.4g ms (%.2fx)  %.0f s", p->round,
+                            p->max_rounds, p->what, p->cand_index, p->ncands, p->best_s * 1e3,
+                            p->initial_s > 0 ? p->initial_s / p->best_s : 1.0, p->elapsed_s);
+    else
+        tdx_progress_update(pr, "round %d/%d  %s  %.0f s", p->round, p->max_rounds, p->what,
+                            p->elapsed_s);
+}
 
 int tdx_cmd_optimize(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    tdx_cli_error("'optimize' is not available in this build yet");
-    return TDX_EXIT_FAILED;
+    enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP };
+    static const struct option longopts[] = {
+        {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
+        {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
+        {"max-level", required_argument, 0, O_LEVEL}, {"resume", no_argument, 0, O_RESUME},
+        {"out", required_argument, 0, O_OUT}, {"run-dir", required_argument, 0, O_RUNDIR},
+        {"device", required_argument, 0, O_DEVICE}, {"no-progress", no_argument, 0, O_NOPROG},
+        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    tdx_loop_opts o = {0};
+    o.dx.max_level = 3;
+    int quiet = 0, noprog = 0;
+    const char *device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_ROUNDS: o.max_rounds = atoi(optarg); break;
+        case O_CANDS: o.max_cands = atoi(optarg); break;
+        case O_TARGET: o.target_fraction = atof(optarg); break;
+        case O_BUDGET: o.time_budget_s = atof(optarg); break;
+        case O_LEVEL: o.dx.max_level = atoi(optarg); break;
+        case O_RESUME: o.resume = 1; break;
+        case O_OUT: o.out_path = optarg; break;
+        case O_RUNDIR: o.run_dir = optarg; break;
+        case O_DEVICE: device = optarg; break;
+        case O_NOPROG: noprog = 1; break;
+        case O_QUIET: quiet = noprog = 1; break;
+        case 'h':
+        case O_HELP: help(stdout); return TDX_EXIT_OK;
+        default:
+            tdx_cli_error("unknown option '%s' (see 'tritondx optimize --help')", argv[optind - 1]);
+            return TDX_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        tdx_cli_error("optimize takes exactly one task file (see 'tritondx optimize --help')");
+        return TDX_EXIT_USAGE;
+    }
+    if (o.dx.max_level < 0 || o.dx.max_level > 3 || (strcmp(device, "cuda") != 0 && strcmp(device, "cpu") != 0)) {
+        tdx_cli_error("--max-level must be 0..3 and --device cuda or cpu");
+        return TDX_EXIT_USAGE;
+    }
+    o.task_path = argv[optind];
+    if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER")) {
+        tdx_cli_error("no GPU here: optimize times candidates on a GPU (set TDX_TEST_TIMER to use a "
+                      "test timer; 'tritondx diagnose' works without one)");
+        return TDX_EXIT_FAILED;
+    }
+    o.dx.levels[0].run = tdx_dx_level0;
+    tdx_loop_hx hx = {0};
+    hx.device = device;
+    o.exec = tdx_loop_hx_exec(&hx);
+    tdx_loop_proposer builtin = {"builtin", tdx_loop_builtin_propose, NULL};
+    o.proposers = &builtin;
+    o.nproposers = 1;
+    tdx_progress prog;
+    tdx_progress_init(&prog, stderr, noprog);
+    o.progress = on_progress;
+    o.progress_ud = &prog;
+    if (!quiet)
+        fprintf(stderr, "tritondx: no LLM endpoint configured: proposing with the built-in families only\n");
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_loop_result res;
+    tdx_status st = tdx_loop_run(&o, &res, &d);
+    tdx_progress_done(&prog);
+    for (size_t i = 0; i < d.len; i++) {
+        const tdx_diag *g = &d.items[i];
+        if (quiet && g->sev != TDX_SEV_ERROR)
+            continue;
+        if (g->file && g->line)
+            fprintf(stderr, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, tdx_severity_str(g->sev), g->msg);
+        else if (g->file)
+            fprintf(stderr, "%s: %s: %s\n", g->file, tdx_severity_str(g->sev), g->msg);
+        else
+            fprintf(stderr, "tritondx: %s: %s\n", tdx_severity_str(g->sev), g->msg);
+    }
+    tdx_diags_free(&d);
+    if (st)
+        return st == TDX_ERR_ARG || st == TDX_ERR_IO || st == TDX_ERR_INPUT || st == TDX_ERR_PARSE
+                   ? TDX_EXIT_INPUT
+                   : TDX_EXIT_FAILED;
+    if (!quiet) {
+        printf("%s: %d round%s, %d candidate%s tried, %d kept\n", o.task_path, res.rounds,
+               res.rounds == 1 ? "" : "s", res.tried, res.tried == 1 ? "" : "s", res.kept);
+        if (res.initial_s > 0 && res.final_s > 0)
+            printf("time: %.4g ms -> %.4g ms (%.2fx)\n", res.initial_s * 1e3, res.final_s * 1e3,
+                   res.initial_s / res.final_s);
+        if (res.final_fraction >= 0)
+            printf("roofline: %.0f%%\n", 100 * res.final_fraction);
+        printf("stopped: %s\nresult: %s\njournal: %s/journal.jsonl\n", res.stop_reason, res.out_path,
+               res.run_dir);
+    }
+    return TDX_EXIT_OK;
 }

@@ -1,0 +1,143 @@
+/* The loop's executor: the harness's check and time verbs, or a test timer. */
+#include "loop/exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tdx_loop_exec tdx_loop_hx_exec(tdx_loop_hx *hx)
+{
+    tdx_loop_exec e = {tdx_loop_hx_check, tdx_loop_hx_time, hx};
+    return e;
+}
+
+tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candidate_path,
+                             tdx_loop_check *res)
+{
+    tdx_loop_hx *x = ud;
+    memset(res, 0, sizeof *res);
+    tdx_hx_opts o = x->hx;
+    o.timeout_s = x->check_timeout_s > 0 ? x->check_timeout_s : 600;
+    const char *args[] = {"--candidate", candidate_path, "--device", x->device ? x->device : "cuda",
+                          NULL};
+    tdx_hx_reply r;
+    tdx_status st = tdx_hx_call(&o, "check", task_path, args, &r, NULL);
+    if (!st) {
+        res->ok = 1;
+    } else {
+        /* a wrong candidate is a verdict, not a failure of the loop */
+        snprintf(res->reason, sizeof res->reason, "%s", r.reason);
+        const char *prefix = "harness reported error: ";
+        if (strncmp(res->reason, prefix, strlen(prefix)) == 0)
+            memmove(res->reason, res->reason + strlen(prefix), strlen(res->reason + strlen(prefix)) + 1);
+        st = TDX_OK;
+    }
+    if (strcmp(x->device ? x->device : "cuda", "cuda") == 0)
+        x->gpu_runs++;
+    tdx_hx_reply_free(&r);
+    return st;
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* Median and spread of one side of a timing reply: {"median_s":..., "iqr_s":...}. */
+static int side(json_t *reply, const char *key, double *median, double *iqr)
+{
+    json_t *o = json_object_get(reply, key);
+    if (!json_is_object(o))
+        return -1;
+    *median = num(o, "median_s");
+    *iqr = num(o, "iqr_s");
+    return *median > 0 ? 0 : -1;
+}
+
+static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base, const char *cand,
+                             tdx_loop_timing *res)
+{
+    const char *argv[] = {prog, base, cand ? cand : "-", NULL};
+    tdx_proc_opts po = {0};
+    po.argv = argv;
+    po.timeout_s = 60;
+    po.stdout_cap = 1 << 16;
+    tdx_proc_result pr;
+    tdx_status st = tdx_proc_run(&po, &pr);
+    if (st || !tdx_proc_ok(&pr)) {
+        char why[256];
+        snprintf(res->reason, sizeof res->reason, "test timer: %s",
+                 st ? tdx_status_str(st) : tdx_proc_describe(&pr, 60, why, sizeof why));
+        tdx_proc_result_free(&pr);
+        return TDX_ERR_CHILD;
+    }
+    json_error_t err;
+    json_t *j = json_loads(pr.out, 0, &err);
+    tdx_proc_result_free(&pr);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        snprintf(res->reason, sizeof res->reason, "test timer: output is not a JSON object");
+        return TDX_ERR_CHILD;
+    }
+    res->base_median_s = num(j, "base_median_s");
+    res->base_iqr_s = num(j, "base_iqr_s");
+    res->cand_median_s = num(j, "cand_median_s");
+    res->cand_iqr_s = num(j, "cand_iqr_s");
+    res->fraction = num(j, "fraction");
+    json_decref(j);
+    (void)x;
+    return res->base_median_s > 0 ? TDX_OK : TDX_ERR_CHILD;
+}
+
+tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baseline_path,
+                            const char *candidate_path, tdx_loop_timing *res)
+{
+    tdx_loop_hx *x = ud;
+    memset(res, 0, sizeof *res);
+    res->fraction = -1;
+    const char *prog = x->test_timer ? x->test_timer : getenv("TDX_TEST_TIMER");
+    if (prog && *prog)
+        return test_timer(x, prog, baseline_path, candidate_path, res);
+    (void)task_path;
+    tdx_hx_opts o = x->hx;
+    o.timeout_s = x->time_timeout_s > 0 ? x->time_timeout_s : 600;
+    /* the baseline file carries the task's reference and inputs (vetted
+     * unchanged), so it serves as the task for back-to-back timing */
+    const char *args[4] = {NULL, NULL, NULL, NULL};
+    if (candidate_path) {
+        args[0] = "--candidate";
+        args[1] = candidate_path;
+    }
+    tdx_hx_reply r;
+    tdx_status st = tdx_hx_call(&o, "time", baseline_path, args, &r, NULL);
+    x->gpu_runs++;
+    if (st) {
+        snprintf(res->reason, sizeof res->reason, "%s", r.reason);
+        tdx_hx_reply_free(&r);
+        return TDX_ERR_CHILD;
+    }
+    if (side(r.json, "baseline", &res->base_median_s, &res->base_iqr_s) != 0 ||
+        (candidate_path && side(r.json, "candidate", &res->cand_median_s, &res->cand_iqr_s) != 0)) {
+        snprintf(res->reason, sizeof res->reason, "timing reply lacks median_s");
+        tdx_hx_reply_free(&r);
+        return TDX_ERR_CHILD;
+    }
+    if (x->ceilings && x->ceilings->copy_bw > 0) {
+        tdx_prof_measure m = {0};
+        m.median_s = candidate_path ? res->cand_median_s : res->base_median_s;
+        m.bytes = num(r.json, "bytes");
+        m.flops = num(r.json, "flops");
+        json_t *dt = json_object_get(r.json, "dtype");
+        m.dtype = json_is_string(dt) ? json_string_value(dt) : NULL;
+        if (m.bytes < 0)
+            m.bytes = 0;
+        if (m.flops < 0)
+            m.flops = 0;
+        tdx_prof_roofline rl;
+        if (tdx_prof_roofline_of(&m, x->ceilings, &rl) == TDX_OK)
+            res->fraction = rl.fraction;
+    }
+    tdx_hx_reply_free(&r);
+    return TDX_OK;
+}
