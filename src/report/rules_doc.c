@@ -109,7 +109,7 @@ static tdx_status add_sentence(tdx_buf *b, const char *s)
 {
     size_t n = strlen(s);
     tdx_status st = TDX_OK;
-    if (n && islower((unsigned char)s[0]))
+    if (n && islower((unsigned char)s[0]) && strncmp(s, "tritondx", 8) != 0)
         st = tdx_buf_addc(b, (char)toupper((unsigned char)s[0])), s++, n--;
     if (!st)
         st = tdx_buf_add(b, s, n);

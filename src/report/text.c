@@ -213,6 +213,8 @@ static int kernel_first(const tdx_rep_run *run, const tdx_kernel_info *k, const 
     size_t fr = ff ? (size_t)(ff - run->files) : run->nfiles;
     if (kr != fr)
         return kr < fr;
+    if (!k->file != !f->file)
+        return k->file != NULL;
     int c = strcmp(k->file ? k->file : "", f->file ? f->file : "");
     if (c)
         return c < 0;
@@ -229,6 +231,8 @@ static int cmp_kernels(const void *a, const void *b, const tdx_rep_run *run)
     size_t yr = yf ? (size_t)(yf - run->files) : run->nfiles;
     if (xr != yr)
         return xr < yr ? -1 : 1;
+    if (!x->file != !y->file)
+        return x->file ? -1 : 1;
     int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
     if (c)
         return c;

@@ -64,6 +64,9 @@ static int cmp_items(const void *a, const void *b)
     const sort_item *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
+    /* Findings without a file (a measurement of the whole kernel) last. */
+    if (!x->f->file != !y->f->file)
+        return x->f->file ? -1 : 1;
     int c = strcmp(x->f->file ? x->f->file : "", y->f->file ? y->f->file : "");
     if (c)
         return c;
