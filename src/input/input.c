@@ -246,8 +246,12 @@ tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
     switch (st) {
     case TDX_OK: break;
     case TDX_ERR_TOOBIG:
-        tdx_diags_add(d, TDX_SEV_ERROR, f->path, 0, 0, "file larger than %zu MiB, not read",
-                      max >> 20 ? max >> 20 : 1);
+        if (max >= ((size_t)1 << 20) && max % ((size_t)1 << 20) == 0)
+            tdx_diags_add(d, TDX_SEV_ERROR, f->path, 0, 0, "file larger than %zu MiB, not read",
+                          max >> 20);
+        else
+            tdx_diags_add(d, TDX_SEV_ERROR, f->path, 0, 0, "file larger than %zu bytes, not read",
+                          max);
         break;
     case TDX_ERR_IO:
         tdx_diags_add(d, TDX_SEV_ERROR, f->path, 0, 0, "cannot read: %s",
