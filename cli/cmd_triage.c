@@ -157,6 +157,10 @@ int tdx_cmd_triage(int argc, char **argv)
     out_o.caret = fmt == FMT_TEXT && (caret == TDX_COLOR_ALWAYS ||
                                       (caret == TDX_COLOR_AUTO && isatty(fileno(stdout))));
     err_o.color = tdx_cli_use_color(color, stderr);
+    /* SARIF URIs are relative to the checkout; absolute paths under the
+     * working directory are made relative to it. */
+    char cwd[4096];
+    out_o.root = getcwd(cwd, sizeof cwd);
 
     tdx_diags d;
     tdx_in_list in;

@@ -50,6 +50,9 @@ typedef struct tdx_rep_opts {
     int color;            /* ANSI colour in text output */
     int caret;            /* text: the source line and a caret under the column */
     const char *version;  /* tool version to report; NULL means TDX_VERSION */
+    const char *root;     /* SARIF: absolute paths under this directory (the
+                             checkout, usually the working directory) become
+                             relative URIs; NULL leaves them absolute */
 } tdx_rep_opts;
 
 /* Counts of a run, for the exit code and the closing text line. */
@@ -74,7 +77,8 @@ tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf
 #define TDX_REP_JSON_VERSION 1
 tdx_status tdx_rep_json(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out);
 
-/* SARIF 2.1.0 with one run; its rule list holds every rule a result uses. */
+/* SARIF 2.1.0 with one run; its rule list holds every rule a result uses.
+ * Paths become URIs relative to %SRCROOT% (o->root for absolute ones). */
 tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out);
 
 /* The rule table: one line per rule (id, level, severity, name, summary). */

@@ -22,9 +22,13 @@ int tdx_rep__cp_col(const tdx_rep_file *f, int line, int bytecol);
 tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n);
 
 /* A file path as a URI reference: relative paths stay relative ("./"
- * dropped), absolute ones become file:// URIs; bytes outside RFC 3986's
- * unreserved set and '/' are percent-encoded. */
-tdx_status tdx_rep__uri(const char *path, tdx_buf *out);
+ * dropped), absolute ones under root (may be NULL) become relative to it,
+ * other absolute ones file:// URIs; bytes outside RFC 3986's unreserved
+ * set and '/' are percent-encoded. */
+tdx_status tdx_rep__uri(const char *path, const char *root, tdx_buf *out);
+
+/* path without root's prefix when it lies under root, else NULL. */
+const char *tdx_rep__under(const char *path, const char *root);
 
 /* Human name of a diagnosis level ("source triage", ...). */
 const char *tdx_rep__level_name(int level);

@@ -19,6 +19,7 @@
 
 typedef struct sb {
     int ok;
+    const char *root; /* tdx_rep_opts.root */
 } sb;
 
 static void put(sb *b, json_t *obj, const char *key, json_t *v)
@@ -67,11 +68,11 @@ static const char *sarif_level(tdx_severity s)
     return "none";
 }
 
-static json_t *juri(const char *path)
+static json_t *juri(const char *path, const char *root)
 {
     tdx_buf u;
     tdx_buf_init(&u, 1 << 16);
-    json_t *v = tdx_rep__uri(path, &u) == TDX_OK ? jstr(tdx_buf_str(&u)) : NULL;
+    json_t *v = tdx_rep__uri(path, root, &u) == TDX_OK ? jstr(tdx_buf_str(&u)) : NULL;
     tdx_buf_free(&u);
     return v;
 }
@@ -83,8 +84,8 @@ static json_t *jartifact(sb *b, const char *path)
     json_t *a = json_object();
     if (!a)
         return NULL;
-    put(b, a, "uri", juri(path));
-    if (path[0] != '/')
+    put(b, a, "uri", juri(path, b->root));
+    if (path[0] != '/' || tdx_rep__under(path, b->root))
         put(b, a, "uriBaseId", json_string("%SRCROOT%"));
     return a;
 }
@@ -288,7 +289,7 @@ static int cmp_rule_ptrs(const void *a, const void *b)
 
 tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
-    sb b = {1};
+    sb b = {1, o ? o->root : NULL};
     size_t nf = run->ledger ? tdx_ledger_count(run->ledger) : 0;
     /* The rules used, each once, in id order. */
     const tdx_rule **rules = calloc(nf ? nf : 1, sizeof *rules);

@@ -103,19 +103,75 @@ tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n)
     return out;
 }
 
-tdx_status tdx_rep__uri(const char *path, tdx_buf *out)
+const char *tdx_rep__under(const char *path, const char *root)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    const char *p = path;
-    tdx_status st = TDX_OK;
-    while (p[0] == '.' && p[1] == '/') {
-        p += 2;
+    if (!path || !root || path[0] != '/' || root[0] != '/')
+        return NULL;
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    if (n == 1) /* root is "/" */
+        return path[1] ? path + 1 : NULL;
+    if (strncmp(path, root, n) != 0 || path[n] != '/')
+        return NULL;
+    const char *rest = path + n;
+    while (*rest == '/')
+        rest++;
+    return *rest ? rest : NULL;
+}
+
+// Append path lexically normalised: "." segments and empty ones dropped,
+// "x/.." folded; leading ".." of a relative path kept.
+static tdx_status add_normalised(tdx_buf *out, const char *p, int absolute)
+{
+    size_t n = strlen(p);
+    const char **seg = malloc((n / 2 + 2) * sizeof *seg);
+    size_t *len = malloc((n / 2 + 2) * sizeof *len);
+    if (!seg || !len) {
+        free(seg);
+        free(len);
+        return TDX_ERR_NOMEM;
+    }
+    size_t k = 0;
+    while (*p) {
+        size_t m = strcspn(p, "/");
+        if (m == 0 || (m == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (m == 2 && p[0] == '.' && p[1] == '.') {
+            if (k && !(len[k - 1] == 2 && seg[k - 1][0] == '.' && seg[k - 1][1] == '.'))
+                k--;
+            else if (!absolute)
+                seg[k] = p, len[k++] = m;
+        } else {
+            seg[k] = p, len[k++] = m;
+        }
+        p += m;
         while (*p == '/')
             p++;
     }
-    if (*p == '/')
+    tdx_status st = absolute ? tdx_buf_addc(out, '/') : TDX_OK;
+    for (size_t i = 0; i < k && !st; i++) {
+        if (i)
+            st = tdx_buf_addc(out, '/');
+        if (!st)
+            st = tdx_buf_add(out, seg[i], len[i]);
+    }
+    free(seg);
+    free(len);
+    return st;
+}
+
+tdx_status tdx_rep__uri(const char *path, const char *root, tdx_buf *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const char *under = tdx_rep__under(path, root);
+    int absolute = !under && path[0] == '/';
+    tdx_buf norm;
+    tdx_buf_init(&norm, 0);
+    tdx_status st = add_normalised(&norm, under ? under : path, absolute);
+    if (!st && absolute)
         st = tdx_buf_adds(out, "file://");
-    for (; *p && st == TDX_OK; p++) {
+    for (const char *p = tdx_buf_str(&norm); *p && st == TDX_OK; p++) {
         unsigned char c = (unsigned char)*p;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
             c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
@@ -123,6 +179,7 @@ tdx_status tdx_rep__uri(const char *path, tdx_buf *out)
         else
             st = tdx_buf_printf(out, "%%%c%c", hex[c >> 4], hex[c & 15]);
     }
+    tdx_buf_free(&norm);
     return st;
 }
 

@@ -155,7 +155,7 @@ static void check_golden(const char *name, const tdx_buf *out)
     free(want);
 }
 
-static const tdx_rep_opts plain = {0, 0, "9.9.9"};
+static const tdx_rep_opts plain = {.version = "9.9.9"};
 
 static void text_golden(void **state)
 {
@@ -164,7 +164,7 @@ static void text_golden(void **state)
     canned_init(&c);
     tdx_buf b;
     tdx_buf_init(&b, 0);
-    tdx_rep_opts o = {0, 1, "9.9.9"};
+    tdx_rep_opts o = {.caret = 1, .version = "9.9.9"};
     assert_int_equal(tdx_rep_text(&c.run, &o, &b), TDX_OK);
     tdx_rep_totals t;
     tdx_rep_count(&c.run, &t);
@@ -225,7 +225,7 @@ static void text_neutralises_control_characters(void **state)
     tdx_rep_run run = {&l, &file, 1, NULL};
     tdx_buf b;
     tdx_buf_init(&b, 0);
-    tdx_rep_opts o = {0, 1, NULL};
+    tdx_rep_opts o = {.caret = 1};
     assert_int_equal(tdx_rep_text(&run, &o, &b), TDX_OK);
     assert_null(strchr(tdx_buf_str(&b), '\033'));
     assert_null(strchr(tdx_buf_str(&b), '\007'));
@@ -253,7 +253,7 @@ static void text_caret_alignment(void **state)
     tdx_rep_run run = {&l, &file, 1, NULL};
     tdx_buf b;
     tdx_buf_init(&b, 0);
-    tdx_rep_opts o = {0, 1, NULL};
+    tdx_rep_opts o = {.caret = 1};
     assert_int_equal(tdx_rep_text(&run, &o, &b), TDX_OK);
     const char *s = tdx_buf_str(&b);
     assert_non_null(strstr(s, "t.py:1:6: error: at c [TDX000]\n    1 | \tab\xc3\xa9" "cd\n      | \t   ^~\n"));
@@ -468,17 +468,35 @@ static void uri_and_columns(void **state)
     (void)state;
     tdx_buf b;
     tdx_buf_init(&b, 0);
-    assert_int_equal(tdx_rep__uri("./a/b c.py", &b), TDX_OK);
+    assert_int_equal(tdx_rep__uri("./a/b c.py", NULL, &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "a/b%20c.py");
     tdx_buf_reset(&b);
-    assert_int_equal(tdx_rep__uri(".//x#1%.py", &b), TDX_OK);
+    assert_int_equal(tdx_rep__uri(".//x#1%.py", "/w", &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "x%231%25.py");
     tdx_buf_reset(&b);
-    assert_int_equal(tdx_rep__uri("/abs/k.py", &b), TDX_OK);
+    assert_int_equal(tdx_rep__uri("/abs/k.py", "/ab", &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "file:///abs/k.py");
     tdx_buf_reset(&b);
-    assert_int_equal(tdx_rep__uri("caf\xc3\xa9.py", &b), TDX_OK);
+    assert_int_equal(tdx_rep__uri("caf\xc3\xa9.py", NULL, &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "caf%C3%A9.py");
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep__uri("/work/repo/k/a.py", "/work/repo/", &b), TDX_OK);
+    assert_string_equal(tdx_buf_str(&b), "k/a.py");
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep__uri("/work/repo2/a.py", "/work/repo", &b), TDX_OK);
+    assert_string_equal(tdx_buf_str(&b), "file:///work/repo2/a.py");
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep__uri("a/./b/../c//d.py", NULL, &b), TDX_OK);
+    assert_string_equal(tdx_buf_str(&b), "a/c/d.py");
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep__uri("../../x/../y.py", NULL, &b), TDX_OK);
+    assert_string_equal(tdx_buf_str(&b), "../../y.py");
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep__uri("/../a/./b.py", NULL, &b), TDX_OK);
+    assert_string_equal(tdx_buf_str(&b), "file:///a/b.py");
+    assert_null(tdx_rep__under("/work/repo", "/work/repo"));
+    assert_string_equal(tdx_rep__under("/a.py", "/"), "a.py");
+    assert_null(tdx_rep__under("rel/a.py", "/work"));
     tdx_buf_free(&b);
 
     const char *src = "ab\n\xc3\xa9\xe2\x82\xac" "x\r\n";
@@ -504,7 +522,7 @@ static void renderers_respect_the_buffer_cap(void **state)
     canned_init(&c);
     tdx_buf b;
     tdx_buf_init(&b, 64);
-    tdx_rep_opts o = {1, 1, NULL};
+    tdx_rep_opts o = {.color = 1, .caret = 1};
     assert_int_equal(tdx_rep_text(&c.run, &o, &b), TDX_ERR_TOOBIG);
     tdx_buf_reset(&b);
     assert_int_equal(tdx_rep_json(&c.run, &o, &b), TDX_ERR_TOOBIG);
