@@ -28,6 +28,12 @@ int tdx_cli_use_color(tdx_color_mode mode, FILE *f);
 /* Parse "auto|always|never"; returns -1 when invalid. */
 int tdx_cli_parse_color(const char *s, tdx_color_mode *out);
 
+/* Match option `name` at argv[*i], as "--name VALUE" or "--name=VALUE".
+ * Returns 1 with *val set (and *i advanced past a separate value), 0 when
+ * argv[*i] is another option, -1 when the value is missing (an error has
+ * been printed). */
+int tdx_cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -41,6 +41,26 @@ void tdx_cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+int tdx_cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        tdx_cli_error("option '%s' needs a value", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
 int tdx_cli_parse_color(const char *s, tdx_color_mode *out)
 {
     if (strcmp(s, "auto") == 0)

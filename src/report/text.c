@@ -1,0 +1,331 @@
+/* Compiler-style text output: `file:line:col: warning: message [TDX012]`,
+ * the source line with a caret (GCC's layout), and `note:` lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_int.h"
+
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+#define GREEN "\033[1;32m"
+
+/* Lines longer than this are not echoed under a finding (minified code). */
+#define CARET_MAX_LINE 2000
+
+static const char *sev_color(tdx_severity s)
+{
+    switch (s) {
+    case TDX_SEV_ERROR: return "\033[1;31m";
+    case TDX_SEV_WARNING: return "\033[1;35m";
+    case TDX_SEV_NOTE: return "\033[1;36m";
+    }
+    return "";
+}
+
+// Append s with control characters made harmless: a message or source line
+// must never move the cursor or switch colours on the reader's terminal.
+static tdx_status add_clean(tdx_buf *b, const char *s, size_t n)
+{
+    tdx_status st = TDX_OK;
+    for (size_t i = 0; i < n && st == TDX_OK; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\t')
+            st = tdx_buf_addc(b, '\t');
+        else if (c == '\n' || c == '\r')
+            st = tdx_buf_addc(b, ' ');
+        else if (c < 0x20 || c == 0x7f)
+            st = tdx_buf_addc(b, '?');
+        else
+            st = tdx_buf_addc(b, (char)c);
+    }
+    return st;
+}
+
+static tdx_status add_cleans(tdx_buf *b, const char *s) { return add_clean(b, s, strlen(s)); }
+
+// "file:line:col: " (bold when coloured); the kernel's name or the tool's
+// when the finding has no file.
+static tdx_status add_loc(tdx_buf *b, const tdx_rep_opts *o, const char *file, const char *fallback,
+                          int line, int col)
+{
+    tdx_status st = tdx_buf_adds(b, o->color ? BOLD : "");
+    if (!st)
+        st = add_cleans(b, file ? file : fallback ? fallback : "tritondx");
+    if (!st && file && line > 0)
+        st = tdx_buf_printf(b, ":%d", line);
+    if (!st && file && line > 0 && col > 0)
+        st = tdx_buf_printf(b, ":%d", col);
+    if (!st)
+        st = tdx_buf_printf(b, ":%s ", o->color ? RESET : "");
+    return st;
+}
+
+static tdx_status add_sev(tdx_buf *b, const tdx_rep_opts *o, tdx_severity s)
+{
+    if (o->color)
+        return tdx_buf_printf(b, "%s%s:" RESET " ", sev_color(s), tdx_severity_str(s));
+    return tdx_buf_printf(b, "%s: ", tdx_severity_str(s));
+}
+
+// The source line under a finding and a caret (with ~ over the rest of a
+// one-line range), in GCC's "  18 | code" layout. Tabs are copied into the
+// caret line so that it stays aligned whatever the tab width.
+static tdx_status add_caret(tdx_buf *b, const tdx_rep_opts *o, const tdx_rep_file *rf,
+                            const tdx_finding *f)
+{
+    size_t n;
+    const char *s = rf ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
+    if (!s || n > CARET_MAX_LINE)
+        return TDX_OK;
+    tdx_status st = tdx_buf_printf(b, "%5d | ", f->line);
+    if (!st)
+        st = add_clean(b, s, n);
+    if (!st)
+        st = tdx_buf_adds(b, "\n      | ");
+    if (st)
+        return st;
+    size_t col = f->col > 0 ? (size_t)f->col - 1 : 0;
+    for (size_t i = 0; i < col && !st; i++) {
+        unsigned char c = i < n ? (unsigned char)s[i] : ' ';
+        if (c == '\t')
+            st = tdx_buf_addc(b, '\t');
+        else if ((c & 0xC0) != 0x80)
+            st = tdx_buf_addc(b, ' ');
+    }
+    if (!st && o->color)
+        st = tdx_buf_adds(b, GREEN);
+    if (!st)
+        st = tdx_buf_addc(b, '^');
+    if (!st && f->end_line == f->line && f->end_col > f->col + 1) {
+        size_t end = (size_t)f->end_col - 1;
+        for (size_t i = col + 1; i < end && i < n && !st; i++)
+            if (((unsigned char)s[i] & 0xC0) != 0x80)
+                st = tdx_buf_addc(b, '~');
+    }
+    if (!st && o->color)
+        st = tdx_buf_adds(b, RESET);
+    if (!st)
+        st = tdx_buf_addc(b, '\n');
+    return st;
+}
+
+// A `note:` line at the finding's location.
+static tdx_status add_note(tdx_buf *b, const tdx_rep_opts *o, const tdx_finding *f,
+                           const char *label, const char *text)
+{
+    tdx_status st = add_loc(b, o, f->file, f->kernel, f->line, f->col);
+    if (!st)
+        st = add_sev(b, o, TDX_SEV_NOTE);
+    if (!st)
+        st = tdx_buf_printf(b, "%s", label);
+    if (!st && text)
+        st = add_cleans(b, text);
+    if (!st)
+        st = tdx_buf_addc(b, '\n');
+    return st;
+}
+
+// One finding: the headline, the caret, and the notes behind it.
+static tdx_status add_finding(tdx_buf *b, const tdx_rep_run *run, const tdx_rep_opts *o,
+                              const tdx_finding *f)
+{
+    tdx_status st = add_loc(b, o, f->file, f->kernel, f->line, f->col);
+    if (!st)
+        st = add_sev(b, o, f->sev);
+    if (!st)
+        st = add_cleans(b, f->message ? f->message : "");
+    if (!st)
+        st = tdx_buf_printf(b, " [%s]\n", f->rule->id);
+    if (!st && o->caret)
+        st = add_caret(b, o, tdx_rep__file(run, f->file), f);
+    if (!st && f->hypothesis && *f->hypothesis)
+        st = add_note(b, o, f, "why: ", f->hypothesis);
+    if (!st && f->family && *f->family) {
+        tdx_buf t;
+        tdx_buf_init(&t, 4096);
+        st = tdx_buf_printf(&t, "%s (confidence %.2f", f->family, f->confidence);
+        if (!st && f->expected_gain > 0)
+            st = tdx_buf_printf(&t, ", expected gain %.2fx", f->expected_gain);
+        if (!st)
+            st = tdx_buf_addc(&t, ')');
+        if (!st)
+            st = add_note(b, o, f, "rewrite family: ", tdx_buf_str(&t));
+        tdx_buf_free(&t);
+    }
+    if (!st && f->nfacts) {
+        tdx_buf t;
+        tdx_buf_init(&t, 1 << 16);
+        for (size_t i = 0; i < f->nfacts && !st; i++)
+            st = tdx_buf_printf(&t, "%s%s=%s", i ? ", " : "", f->facts[i].key, f->facts[i].value);
+        if (!st)
+            st = add_note(b, o, f, "facts: ", tdx_buf_str(&t));
+        tdx_buf_free(&t);
+    }
+    if (!st && f->evidence && *f->evidence) {
+        st = add_note(b, o, f, "evidence:", NULL);
+        const char *p = f->evidence;
+        while (!st && *p) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            st = tdx_buf_adds(b, "      | ");
+            if (!st)
+                st = add_clean(b, p, n);
+            if (!st)
+                st = tdx_buf_addc(b, '\n');
+            p += n + (nl ? 1 : 0);
+        }
+    }
+    return st;
+}
+
+// One kernel's summary: its pattern class, how sure, and why.
+static tdx_status add_kernel(tdx_buf *b, const tdx_rep_opts *o, const tdx_kernel_info *k,
+                             size_t nfindings)
+{
+    tdx_status st = add_loc(b, o, k->file, k->name, k->line, k->col);
+    if (!st)
+        st = add_sev(b, o, TDX_SEV_NOTE);
+    if (!st)
+        st = tdx_buf_adds(b, "kernel '");
+    if (!st)
+        st = add_cleans(b, k->name);
+    if (!st)
+        st = tdx_buf_adds(b, "': ");
+    if (!st)
+        st = add_cleans(b, k->pattern ? k->pattern : "unknown");
+    if (!st)
+        st = tdx_buf_printf(b, " (confidence %.2f", k->confidence);
+    if (!st && k->why && *k->why) {
+        st = tdx_buf_adds(b, "; ");
+        if (!st)
+            st = add_cleans(b, k->why);
+    }
+    if (!st)
+        st = tdx_buf_printf(b, "), %zu finding%s\n", nfindings, nfindings == 1 ? "" : "s");
+    return st;
+}
+
+// Does kernel k come before finding f in reading order?
+static int kernel_first(const tdx_rep_run *run, const tdx_kernel_info *k, const tdx_finding *f)
+{
+    const tdx_rep_file *kf = tdx_rep__file(run, k->file), *ff = tdx_rep__file(run, f->file);
+    size_t kr = kf ? (size_t)(kf - run->files) : run->nfiles;
+    size_t fr = ff ? (size_t)(ff - run->files) : run->nfiles;
+    if (kr != fr)
+        return kr < fr;
+    if (!k->file != !f->file)
+        return k->file != NULL;
+    int c = strcmp(k->file ? k->file : "", f->file ? f->file : "");
+    if (c)
+        return c < 0;
+    if (k->line != f->line)
+        return k->line < f->line;
+    return k->col <= f->col;
+}
+
+static int cmp_kernels(const void *a, const void *b, const tdx_rep_run *run)
+{
+    const tdx_kernel_info *x = *(tdx_kernel_info *const *)a, *y = *(tdx_kernel_info *const *)b;
+    const tdx_rep_file *xf = tdx_rep__file(run, x->file), *yf = tdx_rep__file(run, y->file);
+    size_t xr = xf ? (size_t)(xf - run->files) : run->nfiles;
+    size_t yr = yf ? (size_t)(yf - run->files) : run->nfiles;
+    if (xr != yr)
+        return xr < yr ? -1 : 1;
+    if (!x->file != !y->file)
+        return x->file ? -1 : 1;
+    int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+    if (c)
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return (x->col > y->col) - (x->col < y->col);
+}
+
+tdx_status tdx_rep_text(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
+{
+    size_t nf;
+    tdx_finding **fs = tdx_rep__sorted(run, &nf);
+    if (!fs)
+        return TDX_ERR_NOMEM;
+    size_t nk = run->ledger ? run->ledger->kernels.len : 0;
+    tdx_kernel_info **ks = calloc(nk ? nk : 1, sizeof *ks);
+    if (!ks) {
+        free(fs);
+        return TDX_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nk; i++)
+        ks[i] = run->ledger->kernels.items[i];
+    /* Insertion sort: a handful of kernels per run, and qsort has no
+     * context argument in C11. */
+    for (size_t i = 1; i < nk; i++)
+        for (size_t j = i; j > 0 && cmp_kernels(&ks[j - 1], &ks[j], run) > 0; j--) {
+            tdx_kernel_info *t = ks[j];
+            ks[j] = ks[j - 1];
+            ks[j - 1] = t;
+        }
+    tdx_status st = TDX_OK;
+    size_t i = 0, j = 0;
+    while (st == TDX_OK && (i < nk || j < nf)) {
+        if (i < nk && (j >= nf || kernel_first(run, ks[i], fs[j]))) {
+            size_t count = 0;
+            for (size_t x = 0; x < nf; x++)
+                if (fs[x]->kernel && strcmp(fs[x]->kernel, ks[i]->name) == 0 &&
+                    strcmp(fs[x]->file ? fs[x]->file : "", ks[i]->file ? ks[i]->file : "") == 0)
+                    count++;
+            st = add_kernel(out, o, ks[i++], count);
+        } else {
+            st = add_finding(out, run, o, fs[j++]);
+        }
+    }
+    free(ks);
+    free(fs);
+    return st;
+}
+
+void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    t->files = run->nfiles;
+    if (!run->ledger)
+        return;
+    t->kernels = run->ledger->kernels.len;
+    for (size_t i = 0; i < tdx_ledger_count(run->ledger); i++) {
+        switch (tdx_ledger_at(run->ledger, i)->sev) {
+        case TDX_SEV_ERROR: t->errors++; break;
+        case TDX_SEV_WARNING: t->warnings++; break;
+        case TDX_SEV_NOTE: t->notes++; break;
+        }
+    }
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, tdx_buf *out)
+{
+    (void)o;
+    return tdx_buf_printf(out, "%zu %s, %zu %s, %zu %s, %zu %s in %zu %s\n", t->errors,
+                          plural(t->errors, "error", "errors"), t->warnings,
+                          plural(t->warnings, "warning", "warnings"), t->notes,
+                          plural(t->notes, "note", "notes"), t->kernels,
+                          plural(t->kernels, "kernel", "kernels"), t->files,
+                          plural(t->files, "file", "files"));
+}
+
+tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf *out)
+{
+    tdx_status st = TDX_OK;
+    for (size_t i = 0; d && i < d->len && !st; i++) {
+        const tdx_diag *g = &d->items[i];
+        st = add_loc(out, o, g->file, NULL, g->line, g->col);
+        if (!st)
+            st = add_sev(out, o, g->sev);
+        if (!st)
+            st = add_cleans(out, g->msg ? g->msg : "");
+        if (!st)
+            st = tdx_buf_addc(out, '\n');
+    }
+    return st;
+}

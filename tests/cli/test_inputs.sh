@@ -1,0 +1,79 @@
+# `tritondx triage` on bad input, tried as a new user would: a missing path,
+# a binary file, an empty file, Python with no kernel, a file too large, an
+# unreadable file, a directory of mixed files. Each gets one clear line on
+# stderr and the documented exit code; stdout stays valid JSON/SARIF.
+. "$(dirname "$0")/lib.sh" "$@"
+cd "$TMP" || exit 1
+
+printf 'import os\n\nprint(os.getcwd())\n' >plain.py
+: >empty.py
+printf '\177ELF\002\001\001\000\000\000' >bin.py
+printf 'x = "\351t\351"\n' >latin1.py
+
+run triage missing.py; expect_rc 3; expect_err "missing.py: error: no such file or directory"
+expect_out_has "0 errors, 0 warnings, 0 notes, 0 kernels in 0 files"
+run triage bin.py; expect_rc 3
+expect_err "bin.py: error: binary file (a NUL byte or invalid UTF-8), not Python source"
+run triage latin1.py; expect_rc 3; expect_err_has "latin1.py: error: binary file"
+run triage empty.py; expect_rc 0; expect_err "empty.py: note: empty file, nothing to triage"
+run triage plain.py; expect_rc 0; expect_err "plain.py: note: no @triton.jit kernel found"
+expect_out_has "in 1 file"
+run triage /dev/null; expect_rc 3; expect_err "/dev/null: error: not a regular file or directory"
+
+truncate -s 17M big.py
+run triage big.py; expect_rc 3; expect_err "big.py: error: file larger than 16 MiB, not read"
+
+if [ "$(id -u)" != 0 ]; then
+    printf 'x = 1\n' >secret.py
+    chmod 000 secret.py
+    run triage secret.py; expect_rc 3; expect_err "secret.py: error: cannot read: permission denied"
+    chmod 600 secret.py
+fi
+
+# A directory of mixed files: *.py taken in name order at every level;
+# hidden directories, __pycache__ and other extensions skipped (they hold
+# binary files here, so taking one would show as an error).
+mkdir -p tree/sub tree/.venv tree/__pycache__ tree/empty
+printf 'x = 1\n' >tree/b.py
+printf 'x = 1\n' >tree/A.py
+printf 'x = 1\n' >tree/sub/c.py
+printf '\000\001' >tree/sub/broken.py
+printf '\000\001' >tree/.venv/hidden.py
+printf '\000\001' >tree/__pycache__/cached.py
+printf '\000\001' >tree/data.bin
+printf 'not python at all\n' >tree/notes.txt
+run triage tree; expect_rc 3
+expect_err "tree/sub/broken.py: error: binary file (a NUL byte or invalid UTF-8), not Python source"
+run triage --format json tree; expect_rc 3
+expect_json 'd["schema"] == "tritondx/findings" and d["version"] == 1'
+expect_json '[f["path"] for f in d["files"]] == ["tree/A.py", "tree/b.py", "tree/sub/broken.py", "tree/sub/c.py"]'
+expect_json '[f["status"] for f in d["files"]] == ["ok", "ok", "bad input", "ok"]'
+expect_json 'len(d["diagnostics"]) == 1 and d["diagnostics"][0]["severity"] == "error"'
+expect_json 'd["diagnostics"][0]["location"]["file"] == "tree/sub/broken.py"'
+# Walk order does not depend on how the path was spelled.
+run triage --format=json tree/; expect_rc 3
+expect_json '[f["path"] for f in d["files"]][0] == "tree/A.py"'
+run triage tree/empty; expect_rc 0; expect_err "tree/empty: note: no Python files (*.py) in this directory"
+
+# Good and bad inputs together: every input is processed and reported.
+run triage --format sarif missing.py bin.py plain.py tree/sub; expect_rc 3
+expect_err_one_line_messages
+expect_err_has "missing.py: error: no such file or directory"
+expect_err_has "bin.py: error: binary file"
+expect_err_has "tree/sub/broken.py: error: binary file"
+expect_json 'd["version"] == "2.1.0" and len(d["runs"]) == 1'
+expect_json '[a["location"]["uri"] for a in d["runs"][0]["artifacts"]] == ["bin.py", "plain.py", "tree/sub/broken.py", "tree/sub/c.py"]'
+expect_json 'd["runs"][0]["invocations"][0]["executionSuccessful"] is False'
+expect_json '[n["level"] for n in d["runs"][0]["invocations"][0]["toolExecutionNotifications"]] == ["error", "error", "note", "error"]'
+
+# Colour: only when asked (stderr is not a terminal here), never on stdout JSON.
+run triage --color=always missing.py; expect_rc 3
+NCHECKS=$((NCHECKS + 1)); grep -q "$(printf '\033')\[1;31merror:" "$TMP/err" || fail "no colour"
+run triage --color=never missing.py; expect_rc 3
+NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/err" || fail "unexpected colour"
+run triage --color=always --format json plain.py; expect_rc 0
+NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/out" || fail "colour in JSON"
+expect_json 'd["files"][0]["status"] == "ok"'
+NO_COLOR=1 run triage missing.py
+NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/err" || fail "colour despite NO_COLOR"
+done_ok
