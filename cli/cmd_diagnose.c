@@ -1,10 +1,151 @@
-/* tritondx diagnose: not built yet. */
+/* tritondx diagnose: every level the machine allows, escalating only while
+ * no finding decides. The work is in the library (diagnose/, report/). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/file.h"
 #include "cli.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/levels.h"
+#include "report/report.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: tritondx diagnose [options] TASK.py\n\n"
+          "Runs the levels in order — 0 source triage, 1 profiling (GPU), 2 IR attribution,\n"
+          "3 compiler analysis with counterfactual compiles — and stops at the first level\n"
+          "whose finding names the dominant cause, one rewrite family, and why it helps.\n"
+          "With no GPU, level 1 is skipped and levels 0, 2 and 3 run.\n\n"
+          "options:\n"
+          "  --max-level N              deepest level to run, 0..3 (default 3)\n"
+          "  --all-levels               run every allowed level, even after one decided\n"
+          "  --format text|json|sarif   output format (default text)\n"
+          "  --color auto|always|never  colour text output (default auto)\n"
+          "  -h, --help                 show this help\n",
+          f);
+}
 
 int tdx_cmd_diagnose(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    tdx_cli_error("'diagnose' is not available in this build yet");
-    return TDX_EXIT_FAILED;
+    enum { FMT_TEXT, FMT_JSON, FMT_SARIF } fmt = FMT_TEXT;
+    tdx_color_mode color = TDX_COLOR_AUTO;
+    tdx_dx_opts o = {0};
+    o.max_level = 3;
+    const char *task = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int r;
+        if (a[0] != '-') {
+            if (task) {
+                tdx_cli_error("diagnose takes one task file");
+                return TDX_EXIT_USAGE;
+            }
+            task = a;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return TDX_EXIT_OK;
+        } else if (strcmp(a, "--all-levels") == 0) {
+            o.all_levels = 1;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--max-level", &v)) != 0) {
+            if (r < 0 || strlen(v) != 1 || v[0] < '0' || v[0] > '3') {
+                tdx_cli_error("--max-level takes 0, 1, 2 or 3");
+                return TDX_EXIT_USAGE;
+            }
+            o.max_level = v[0] - '0';
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--format", &v)) != 0) {
+            if (r > 0 && strcmp(v, "text") == 0)
+                fmt = FMT_TEXT;
+            else if (r > 0 && strcmp(v, "json") == 0)
+                fmt = FMT_JSON;
+            else if (r > 0 && strcmp(v, "sarif") == 0)
+                fmt = FMT_SARIF;
+            else {
+                tdx_cli_error("--format takes text, json or sarif");
+                return TDX_EXIT_USAGE;
+            }
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--color", &v)) != 0) {
+            if (r < 0 || tdx_cli_parse_color(v, &color) != 0) {
+                tdx_cli_error("--color takes auto, always or never");
+                return TDX_EXIT_USAGE;
+            }
+        } else {
+            tdx_cli_error("unknown option '%s' (see 'tritondx diagnose --help')", a);
+            return TDX_EXIT_USAGE;
+        }
+    }
+    if (!task) {
+        tdx_cli_error("no task file (see 'tritondx diagnose --help')");
+        return TDX_EXIT_USAGE;
+    }
+    char *src;
+    size_t len;
+    tdx_status st = tdx_file_read(task, 16u << 20, &src, &len);
+    if (st) {
+        fprintf(stderr, "%s: error: cannot read: %s\n", task, tdx_status_str(st));
+        return TDX_EXIT_INPUT;
+    }
+    if (tdx_file_is_binary(src, len)) {
+        fprintf(stderr, "%s: error: not a Python file (binary content)\n", task);
+        free(src);
+        return TDX_EXIT_INPUT;
+    }
+    tdx_dx_levels_default(&o);
+    tdx_ledger led;
+    tdx_ledger_init(&led);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_dx_report rep;
+    st = tdx_dx_run(&o, task, src, len, &led, &rep, &d);
+    tdx_rep_opts ro = {0};
+    ro.color = fmt == FMT_TEXT && tdx_cli_use_color(color, stdout);
+    ro.caret = fmt == FMT_TEXT && isatty(fileno(stdout));
+    char cwd[4096];
+    ro.root = getcwd(cwd, sizeof cwd);
+    tdx_rep_file file = {task, src, len, st};
+    tdx_rep_run run = {&led, &file, 1, &d};
+    tdx_buf out, err;
+    tdx_buf_init(&out, 0);
+    tdx_buf_init(&err, 0);
+    tdx_rep_opts eo = {0};
+    eo.color = tdx_cli_use_color(color, stderr);
+    tdx_rep_diags_text(&d, &eo, &err);
+    tdx_status rs = TDX_OK;
+    if (fmt == FMT_TEXT) {
+        rs = tdx_rep_text(&run, &ro, &out);
+        if (!rs && !st)
+            rs = tdx_dx_summary_text(&rep, &led, &out);
+    } else if (fmt == FMT_SARIF) {
+        rs = tdx_rep_sarif(&run, &ro, &out);
+    } else {
+        rs = tdx_rep_json(&run, &ro, &out);
+        json_t *j = rs ? NULL : json_loads(tdx_buf_str(&out), 0, NULL);
+        if (j) {
+            json_object_set_new(j, "diagnosis", tdx_dx_report_json(&rep));
+            char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+            tdx_buf_reset(&out);
+            if (s) {
+                tdx_buf_adds(&out, s);
+                tdx_buf_addc(&out, '\n');
+                free(s);
+            }
+            json_decref(j);
+        }
+    }
+    fputs(tdx_buf_str(&err), stderr);
+    fputs(tdx_buf_str(&out), stdout);
+    int warnings = 0;
+    for (size_t i = 0; i < tdx_ledger_count(&led); i++)
+        warnings += tdx_ledger_at(&led, i)->sev >= TDX_SEV_WARNING;
+    tdx_buf_free(&out);
+    tdx_buf_free(&err);
+    tdx_diags_free(&d);
+    tdx_ledger_free(&led);
+    free(src);
+    if (rs)
+        return TDX_EXIT_FAILED;
+    if (st)
+        return st == TDX_ERR_PARSE || st == TDX_ERR_INPUT ? TDX_EXIT_INPUT : TDX_EXIT_FAILED;
+    return warnings ? TDX_EXIT_FINDINGS : TDX_EXIT_OK;
 }

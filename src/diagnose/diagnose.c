@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "triage/triage.h"
 
 static double now_s(void)
@@ -79,4 +81,52 @@ tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char
             break;
     }
     return result;
+}
+
+static const char *const state_names[] = {"not run", "ran", "skipped", "failed"};
+
+tdx_status tdx_dx_summary_text(const tdx_dx_report *rep, const tdx_ledger *ledger, tdx_buf *out)
+{
+    tdx_status st = TDX_OK;
+    for (int lv = 0; lv < 4 && !st; lv++) {
+        if (rep->state[lv] == TDX_DX_NOT_RUN)
+            continue;
+        st = tdx_buf_printf(out, "level %d: %s", lv, state_names[rep->state[lv]]);
+        if (!st && rep->state[lv] == TDX_DX_RAN)
+            st = tdx_buf_printf(out, " (%.3f s, %d compiles, %d GPU runs, %ld tokens)",
+                                rep->cost[lv].seconds, rep->cost[lv].compiles, rep->cost[lv].gpu_runs,
+                                rep->cost[lv].tokens);
+        if (!st && rep->why[lv][0])
+            st = tdx_buf_printf(out, ": %s", rep->why[lv]);
+        if (!st)
+            st = tdx_buf_addc(out, '\n');
+    }
+    if (st)
+        return st;
+    if (rep->decided_level >= 0 && rep->deciding_finding > 0 &&
+        (size_t)rep->deciding_finding <= tdx_ledger_count(ledger)) {
+        const tdx_finding *f = tdx_ledger_at(ledger, (size_t)rep->deciding_finding - 1);
+        for (size_t i = 0; i < tdx_ledger_count(ledger); i++)
+            if (tdx_ledger_at(ledger, i)->id == rep->deciding_finding)
+                f = tdx_ledger_at(ledger, i);
+        return tdx_buf_printf(out, "decided at level %d by F%d [%s]: %s -> rewrite family %s\n",
+                              rep->decided_level, f->id, f->rule->id, f->message, f->family);
+    }
+    return tdx_buf_adds(out, "no finding decided: nothing names one dominant cause with a rewrite for it\n");
+}
+
+json_t *tdx_dx_report_json(const tdx_dx_report *rep)
+{
+    json_t *levels = json_array();
+    for (int lv = 0; lv < 4; lv++) {
+        json_t *o = json_pack("{s:i, s:s, s:f, s:i, s:i, s:I}", "level", lv, "state",
+                              state_names[rep->state[lv]], "seconds", rep->cost[lv].seconds,
+                              "compiles", rep->cost[lv].compiles, "gpu_runs", rep->cost[lv].gpu_runs,
+                              "tokens", (json_int_t)rep->cost[lv].tokens);
+        if (o && rep->why[lv][0])
+            json_object_set_new(o, "why", json_string(rep->why[lv]));
+        json_array_append_new(levels, o);
+    }
+    return json_pack("{s:o, s:i, s:i}", "levels", levels, "decided_level", rep->decided_level,
+                     "deciding_finding", rep->deciding_finding);
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/diag.h"
 #include "base/status.h"
 #include "finding/finding.h"
@@ -63,6 +64,19 @@ int tdx_dx_decides(const tdx_finding *f, double min_confidence);
  * report), or the level 0 error (e.g. TDX_ERR_PARSE). */
 tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char *src, size_t len,
                       tdx_ledger *ledger, tdx_dx_report *rep, tdx_diags *diags);
+
+/* "level 0: ran, 0.001 s; level 1: skipped (no GPU); ... decided at level 0 by F2"
+ * lines, appended to out. */
+tdx_status tdx_dx_summary_text(const tdx_dx_report *rep, const tdx_ledger *ledger, tdx_buf *out);
+/* The report as a JSON object (caller json_decref()s). */
+struct json_t;
+struct json_t *tdx_dx_report_json(const tdx_dx_report *rep);
+
+/* Level 1 as a tdx_dx_level_fn: the harness measures (ceilings, time), the
+ * profile module judges (src/diagnose/level1.c). */
+tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_t len,
+                         tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,
+                         tdx_diags *diags);
 
 /* Level 0 as a tdx_dx_level_fn (tdx_tri_source). */
 tdx_status tdx_dx_level0(void *ud, const char *task_path, const char *src, size_t len,
