@@ -139,23 +139,6 @@ static json_t *findings_json(const tdx_ledger *l)
     return arr;
 }
 
-static json_t *dx_json(const tdx_dx_report *dx)
-{
-    static const char *const names[] = {"not run", "ran", "skipped", "failed"};
-    json_t *levels = json_array();
-    for (int lv = 0; lv < 4; lv++) {
-        json_t *o = json_pack("{s:i, s:s, s:f, s:i, s:i, s:I}", "level", lv, "state",
-                              names[dx->state[lv]], "seconds", dx->cost[lv].seconds, "compiles",
-                              dx->cost[lv].compiles, "gpu_runs", dx->cost[lv].gpu_runs, "tokens",
-                              (json_int_t)dx->cost[lv].tokens);
-        if (o && dx->why[lv][0])
-            json_object_set_new(o, "why", json_string(dx->why[lv]));
-        json_array_append_new(levels, o);
-    }
-    return json_pack("{s:o, s:i, s:i}", "levels", levels, "decided_level", dx->decided_level,
-                     "deciding_finding", dx->deciding_finding);
-}
-
 /* Restore state from an existing journal. Returns 1 when the run had already stopped. */
 static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *stopped)
 {
@@ -313,7 +296,7 @@ static tdx_status rounds(run *r, int first_round)
             return st;
         }
         st = jlog(r, json_pack("{s:s, s:i, s:o, s:o}", "type", "round", "round", round, "findings",
-                               findings_json(&ledger), "diagnosis", dx_json(&dx)));
+                               findings_json(&ledger), "diagnosis", tdx_dx_report_json(&dx)));
         tdx_loop_cands cands = {0};
         tdx_loop_ctx ctx = {o->task_path, r->best, r->blen, &ledger, &dx, round};
         for (size_t p = 0; p < o->nproposers && !st; p++) {
