@@ -1,4 +1,4 @@
-"""Scale a vector: the loop tests rewrite BLOCK and num_warps in it."""
+"""Scale a vector: the loop tests retune its launch."""
 import torch
 import triton
 import triton.language as tl

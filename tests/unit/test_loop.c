@@ -1,0 +1,283 @@
+/* The optimize loop with a scripted proposer and a test executor: keep only
+ * what is correct and faster, reject the rest with a reason, stop by the
+ * rules, and resume after the process is killed mid-round. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "journal/journal.h"
+#include "loop/loop.h"
+
+static char dir[256], task[300], out[300], rundir[300];
+
+/* The fake device: time depends on the BLOCK the source launches with; a
+ * source containing "WRONG" fails the check; "CRASH" kills the process. */
+static double fake_time(const char *path)
+{
+    char *s;
+    size_t n;
+    if (tdx_file_read(path, 1 << 20, &s, &n))
+        return -1;
+    double t = 10e-3;
+    if (strstr(s, "BLOCK=256"))
+        t = 5e-3;
+    if (strstr(s, "BLOCK=1024"))
+        t = 2e-3;
+    if (strstr(s, "BLOCK=4096"))
+        t = 2.01e-3; /* within the spread of 1024 */
+    if (strstr(s, "num_warps=8"))
+        t *= 0.5;
+    free(s);
+    return t;
+}
+
+static int crash_on_time = 0;
+
+static tdx_status fx_check(void *ud, const char *task_path, const char *cand, tdx_loop_check *res)
+{
+    (void)ud;
+    (void)task_path;
+    char *s;
+    size_t n;
+    if (tdx_file_read(cand, 1 << 20, &s, &n))
+        return TDX_ERR_IO;
+    res->ok = strstr(s, "WRONG") == NULL;
+    if (!res->ok)
+        snprintf(res->reason, sizeof res->reason, "shape (1000,) seed 0: relative error 1.0 > 1e-05");
+    free(s);
+    return TDX_OK;
+}
+
+static tdx_status fx_time(void *ud, const char *task_path, const char *base, const char *cand,
+                          tdx_loop_timing *t)
+{
+    (void)ud;
+    (void)task_path;
+    if (crash_on_time && cand && --crash_on_time == 0)
+        _exit(9); /* the process dies mid-round */
+    t->base_median_s = fake_time(base);
+    t->base_iqr_s = 0.02 * t->base_median_s;
+    t->cand_median_s = cand ? fake_time(cand) : 0;
+    t->cand_iqr_s = cand ? 0.02 * t->cand_median_s : 0;
+    t->fraction = cand ? 1e-3 / t->cand_median_s : 1e-3 / t->base_median_s;
+    return TDX_OK;
+}
+
+/* Proposes replacements of the launch's BLOCK / num_warps, and two bad candidates. */
+static tdx_status fx_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *outc, tdx_diags *d)
+{
+    (void)ud;
+    (void)d;
+    static const char *const blocks[] = {"BLOCK=256", "BLOCK=1024", "BLOCK=4096", "BLOCK=16", "WRONG", "SIG", "BLOCK=1024))"};
+    const char *cur = strstr(ctx->src, "BLOCK=");
+    if (!cur)
+        return TDX_OK;
+    size_t cur_len = strcspn(cur, ")");
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        tdx_buf b;
+        tdx_buf_init(&b, 0);
+        if (strcmp(blocks[i], "SIG") == 0) {
+            const char *p = strstr(ctx->src, "def launch(x):");
+            tdx_buf_add(&b, ctx->src, (size_t)(p - ctx->src));
+            tdx_buf_adds(&b, "def launch(x, y):");
+            tdx_buf_adds(&b, p + strlen("def launch(x):"));
+        } else if (strcmp(blocks[i], "WRONG") == 0) {
+            tdx_buf_add(&b, ctx->src, ctx->len);
+            tdx_buf_adds(&b, "# WRONG\n");
+        } else {
+            tdx_buf_add(&b, ctx->src, (size_t)(cur - ctx->src));
+            tdx_buf_adds(&b, blocks[i]);
+            tdx_buf_adds(&b, cur + cur_len);
+        }
+        if (ctx->round >= 2 && strcmp(blocks[i], "BLOCK=1024") == 0) { /* round 2: more warps */
+            tdx_buf_reset(&b);
+            const char *p = strstr(ctx->src, ")](x, y, n, BLOCK=");
+            const char *e = p ? strstr(p, ")\n") : NULL;
+            if (e && !strstr(ctx->src, "num_warps")) {
+                tdx_buf_add(&b, ctx->src, (size_t)(e - ctx->src));
+                tdx_buf_adds(&b, ", num_warps=8");
+                tdx_buf_adds(&b, e);
+            } else
+                tdx_buf_add(&b, ctx->src, ctx->len);
+        }
+        size_t n;
+        char *s = tdx_buf_detach(&b, &n);
+        tdx_loop_cands_push(outc, s, n, "retune", "builtin", blocks[i]);
+    }
+    return TDX_OK;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/tdx_loop_%ld", (long)getpid());
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp %s/loop/scale.py %s/scale.py", dir, dir,
+             TDX_TEST_DATA, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(task, sizeof task, "%s/scale.py", dir);
+    snprintf(out, sizeof out, "%s/scale.opt.py", dir);
+    snprintf(rundir, sizeof rundir, "%s/scale.tdx", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (getenv("TDX_TEST_KEEP"))
+        return 0; /* leave the run directory for inspection */
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static tdx_loop_opts opts_for(void)
+{
+    static tdx_loop_proposer prop = {"scripted", fx_propose, NULL};
+    tdx_loop_opts o = {0};
+    o.task_path = task;
+    o.max_rounds = 5;
+    o.target_fraction = 0.9;
+    o.dx.max_level = 0;
+    o.dx.levels[0].run = tdx_dx_level0;
+    o.proposers = &prop;
+    o.nproposers = 1;
+    o.exec.check = fx_check;
+    o.exec.time = fx_time;
+    return o;
+}
+
+static void count_verdicts(const char *verdict_reason_sub, int *n)
+{
+    char jpath[400];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    json_t *all;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+    *n = 0;
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        const char *r = json_string_value(json_object_get(json_array_get(all, i), "reason"));
+        if (r && strstr(r, verdict_reason_sub))
+            (*n)++;
+    }
+    json_decref(all);
+    tdx_diags_free(&d);
+}
+
+static void keeps_faster_rejects_the_rest(void **state)
+{
+    (void)state;
+    char *orig;
+    size_t olen;
+    assert_int_equal(tdx_file_read(task, 1 << 20, &orig, &olen), TDX_OK);
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    /* round 1 keeps BLOCK=1024 (2 ms), round 2 adds num_warps=8 (1 ms), round 3 finds nothing */
+    assert_true(res.kept == 2);
+    assert_true(res.final_s < 1.01e-3 && res.final_s > 0.99e-3);
+    assert_true(res.initial_s > 9.9e-3);
+    assert_string_equal(res.stop_reason, "near the roofline");
+    char *best;
+    size_t blen;
+    assert_int_equal(tdx_file_read(out, 1 << 20, &best, &blen), TDX_OK);
+    assert_non_null(strstr(best, "BLOCK=1024, num_warps=8"));
+    free(best);
+    /* the task file is untouched */
+    char *again;
+    size_t alen;
+    assert_int_equal(tdx_file_read(task, 1 << 20, &again, &alen), TDX_OK);
+    assert_int_equal(alen, olen);
+    assert_memory_equal(again, orig, olen);
+    free(again);
+    free(orig);
+    int n;
+    count_verdicts("check failed", &n);
+    assert_true(n >= 1);
+    count_verdicts("changes launch's parameters", &n);
+    assert_true(n >= 1);
+    count_verdicts("not faster", &n);
+    assert_true(n >= 1);
+    count_verdicts("does not parse", &n);
+    assert_true(n >= 1);
+    /* a second run without --resume refuses to overwrite the record */
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_ARG);
+    tdx_diags_free(&d);
+}
+
+static void resumes_after_a_kill(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        crash_on_time = 5; /* dies during round 1's fifth timing */
+        tdx_loop_opts o = opts_for();
+        tdx_loop_result res;
+        tdx_diags d;
+        tdx_diags_init(&d);
+        tdx_loop_run(&o, &res, &d);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+    tdx_loop_opts o = opts_for();
+    o.resume = 1;
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_true(res.kept == 2);
+    assert_true(res.final_s < 1.01e-3);
+    char *best;
+    size_t blen;
+    assert_int_equal(tdx_file_read(out, 1 << 20, &best, &blen), TDX_OK);
+    assert_non_null(strstr(best, "BLOCK=1024, num_warps=8"));
+    free(best);
+    /* resuming a finished run changes nothing */
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_string_equal(res.stop_reason, "near the roofline");
+    tdx_diags_free(&d);
+}
+
+static void a_failing_task_stops_with_its_reason(void **state)
+{
+    (void)state;
+    FILE *f = fopen(task, "a");
+    fputs("# WRONG\n", f);
+    fclose(f);
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_CHILD);
+    assert_true(d.nerrors >= 1);
+    assert_non_null(strstr(d.items[0].msg, "fails its check"));
+    tdx_diags_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(keeps_faster_rejects_the_rest, setup, teardown),
+        cmocka_unit_test_setup_teardown(resumes_after_a_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
+    };
+    if (getenv("TDX_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("TDX_TEST_FILTER"));
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
