@@ -48,5 +48,6 @@ int tdx_cmd_bench(int argc, char **argv);
 int tdx_cmd_report(int argc, char **argv);
 int tdx_cmd_ceilings(int argc, char **argv);
 int tdx_cmd_rules(int argc, char **argv);
+int tdx_cmd_rewrite(int argc, char **argv);
 
 #endif

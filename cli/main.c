@@ -16,6 +16,7 @@ static const tdx_cli_cmd commands[] = {
     {"diagnose", tdx_cmd_diagnose, "all levels the machine allows, escalating only when needed"},
     {"optimize", tdx_cmd_optimize, "diagnose, rewrite, verify, time, keep; writes TASK.opt.py"},
     {"bench", tdx_cmd_bench, "run optimize over a task suite and print the results table"},
+    {"rewrite", tdx_cmd_rewrite, "apply one built-in rewrite family and write its candidates"},
     {"report", tdx_cmd_report, "render a run directory as Markdown or HTML"},
     {"ceilings", tdx_cmd_ceilings, "show or measure the device's bandwidth and matmul ceilings"},
     {"rules", tdx_cmd_rules, "list every rule id, or explain one"},
