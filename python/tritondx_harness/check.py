@@ -17,6 +17,7 @@ import time
 from . import protocol
 from .common import as_outputs, parse_dtype, parse_shape, same_signature, shape_label, signature_text
 from .protocol import INCORRECT, NO_GPU, TASK_ERROR, TASK_INVALID, HarnessError, describe_exception, where
+from .intercept import one_config
 from .taskload import interpreter, load_task
 
 # Relative-error-norm tolerances by how the output was computed.
@@ -251,7 +252,8 @@ def check_task(task_path, device="cpu", seeds=(0, 1, 2), shapes=None, candidate=
     try:
         # The interpreter must stay selected while kernels run too: Triton
         # imports parts of itself lazily on the first interpreted launch.
-        with interpreter(device == "cpu"):
+        # With no GPU to benchmark on, @triton.autotune runs its first config.
+        with interpreter(device == "cpu"), (one_config(0) if device == "cpu" else contextlib.nullcontext()):
             return _check(task_path, device, tuple(seeds), shapes, candidate, dtype)
     except HarnessError as e:
         return protocol.failure("check", e.kind, str(e), task=task_path, candidate=candidate,
