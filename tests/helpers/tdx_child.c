@@ -59,7 +59,7 @@ static int escape(void)
     pid_t g = fork();
     if (g == 0) {
         setsid();
-        sleep(20);
+        sleep(60);
         _exit(0);
     }
     printf("%d\n", (int)g);

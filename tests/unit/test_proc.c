@@ -215,7 +215,7 @@ static void times_out_a_hang(void **state)
     assert_true(r.timed_out);
     assert_true(r.signaled);
     assert_int_equal(r.term_signal, SIGTERM);
-    assert_true(r.wall_s >= 0.3 && r.wall_s < 3.0);
+    assert_true(r.wall_s >= 0.3 && r.wall_s < 10.0);
     char why[128];
     assert_string_equal(tdx_proc_describe(&r, o.timeout_s, why, sizeof why), "timed out after 0.3 s");
     tdx_proc_result_free(&r);
@@ -241,7 +241,7 @@ static void timeout_kills_the_whole_group(void **state)
     assert_true(r.timed_out);
     assert_true(r.signaled);
     assert_int_equal(r.term_signal, SIGKILL);
-    assert_true(r.wall_s >= 0.55 && r.wall_s < 3.0);
+    assert_true(r.wall_s >= 0.55 && r.wall_s < 10.0);
     g = (pid_t)atoi(r.out);
     assert_true(g > 1);
     assert_true(pid_gone(g));
@@ -255,7 +255,7 @@ static void times_out_a_child_that_closed_its_pipes(void **state)
     tdx_proc_result r;
     assert_int_equal(run_child(&o, &r, "close-and-hang", NULL, NULL), TDX_OK);
     assert_true(r.timed_out);
-    assert_true(r.wall_s < 3.0);
+    assert_true(r.wall_s < 10.0);
     tdx_proc_result_free(&r);
 }
 
@@ -263,7 +263,7 @@ static void does_not_wait_for_an_escaped_grandchild(void **state)
 {
     (void)state;
     /* setsid() leaves the group, so nothing kills it; it holds stdout for
-     * 20 s, but the run ends shortly after the leader. */
+     * 60 s, but the run ends shortly after the leader. */
     tdx_proc_opts o = {.timeout_s = 30};
     tdx_proc_result r;
     struct timespec a, b;
@@ -271,7 +271,7 @@ static void does_not_wait_for_an_escaped_grandchild(void **state)
     assert_int_equal(run_child(&o, &r, "escape", NULL, NULL), TDX_OK);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    assert_true(took < 3.0);
+    assert_true(took < 10.0);
     assert_true(r.exited);
     assert_int_equal(r.exit_status, 0);
     pid_t g = (pid_t)atoi(r.out);
@@ -387,7 +387,7 @@ static void limits_cpu_time(void **state)
     assert_true(r.signaled);
     assert_int_equal(r.term_signal, SIGXCPU);
     assert_false(r.timed_out);
-    assert_true(r.cpu_s >= 0.9);
+    assert_true(r.cpu_s >= 0.5); /* tick-based accounting lags under load */
     tdx_proc_result_free(&r);
 }
 
