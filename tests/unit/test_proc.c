@@ -144,7 +144,7 @@ static void reports_a_program_that_cannot_be_executed(void **state)
     assert_int_equal(r.exec_errno, ENOEXEC);
     char why[128];
     assert_string_equal(tdx_proc_describe(&r, 0, why, sizeof why),
-                        "could not start: Exec format error");
+                        "could not start (exec): Exec format error");
     tdx_proc_result_free(&r);
     unlink(path);
     rmdir(dir);
@@ -300,6 +300,25 @@ static void caps_a_stdout_flood(void **state)
     tdx_proc_result_free(&r);
 }
 
+static void stops_a_flood_at_the_cap_on_request(void **state)
+{
+    (void)state;
+    /* 1 TiB would take minutes to drain: killed as soon as it passes 1 MiB */
+    tdx_proc_opts o = {.timeout_s = 120, .stdout_cap = MiB, .stop_at_stdout_cap = 1};
+    tdx_proc_result r;
+    assert_int_equal(run_child(&o, &r, "flood-out", "1099511627776", NULL), TDX_OK);
+    assert_true(r.stopped_at_cap);
+    assert_true(r.out_over_cap);
+    assert_false(r.timed_out);
+    assert_true(r.signaled);
+    assert_int_equal(r.term_signal, SIGKILL);
+    assert_true(r.wall_s < 10.0);
+    assert_int_equal(r.out_len, MiB);
+    char why[64];
+    assert_string_equal(tdx_proc_describe(&r, 120, why, sizeof why), "output over cap");
+    tdx_proc_result_free(&r);
+}
+
 static void caps_a_stderr_flood(void **state)
 {
     (void)state;
@@ -431,6 +450,7 @@ static void runs_in_a_directory(void **state)
     o.cwd = "/nonexistent/dir";
     assert_int_equal(run_child(&o, &r, "pwd", NULL, NULL), TDX_ERR_NOTFOUND);
     assert_int_equal(r.exec_errno, ENOENT);
+    assert_string_equal(r.failed_step, "chdir");
     tdx_proc_result_free(&r);
 }
 
@@ -548,6 +568,7 @@ int main(void)
         cmocka_unit_test(times_out_a_child_that_closed_its_pipes),
         cmocka_unit_test(does_not_wait_for_an_escaped_grandchild),
         cmocka_unit_test(caps_a_stdout_flood),
+        cmocka_unit_test(stops_a_flood_at_the_cap_on_request),
         cmocka_unit_test(caps_a_stderr_flood),
         cmocka_unit_test(feeds_stdin_and_keeps_a_tail),
         cmocka_unit_test(limits_address_space),
