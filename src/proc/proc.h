@@ -15,8 +15,10 @@
  * discarded, so the child never blocks on a full pipe; stdin is an anonymous
  * in-memory file (no SIGPIPE, no deadlock when the child does not read it).
  * The child gets rlimits (core files are always 0), a clean set of file
- * descriptors (0, 1, 2 only), PR_SET_PDEATHSIG (it dies with tritondx) and,
- * on request, no network and a private temporary directory.
+ * descriptors (0, 1, 2 only), PR_SET_PDEATHSIG (it dies with tritondx --
+ * strictly, with the thread that called tdx_proc_run, so call it from a
+ * thread that outlives the child) and, on request, no network and a private
+ * temporary directory.
  *
  * Ownership: opts and everything it points to belong to the caller and need
  * only live for the call. The result owns its out/err/tmpdir strings; release

@@ -97,6 +97,19 @@ static void passes_arguments_and_finds_program_in_path(void **state)
     assert_string_equal(r.out, "a b\n\n--x=1\n");
     tdx_proc_result_free(&r);
 
+    /* a relative path is relative to tritondx's directory, not to cwd */
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    const char *relative[] = {"./tdx_child", "pwd", NULL};
+    o.argv = relative;
+    o.cwd = "/";
+    assert_int_equal(tdx_proc_run(&o, &r), TDX_OK);
+    assert_string_equal(r.out, "/\n");
+    tdx_proc_result_free(&r);
+    assert_int_equal(chdir(cwd), 0);
+    o.cwd = NULL;
+
     const char *missing[] = {"tdx-no-such-program-anywhere", NULL};
     o.argv = missing;
     assert_int_equal(tdx_proc_run(&o, &r), TDX_ERR_NOTFOUND);
