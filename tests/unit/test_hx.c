@@ -234,6 +234,23 @@ static void parses_whole_output_or_last_line(void **state)
     assert_null(tdx_hx_parse_stdout("nope", 4));
 }
 
+static void survives_random_output(void **state)
+{
+    (void)state;
+    /* JSON-ish noise: whatever stdout holds, parsing returns or says no */
+    static const char alphabet[] = "{}[]\":,\\\n 0123456789eE+-.truefalsnl\x01\xff";
+    unsigned seed = 12345;
+    char buf[256];
+    for (int i = 0; i < 5000; i++) {
+        size_t n = (size_t)(i % (int)sizeof buf);
+        for (size_t k = 0; k < n; k++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[k] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        json_decref(tdx_hx_parse_stdout(buf, n));
+    }
+}
+
 static void finds_the_harness(void **state)
 {
     (void)state;
@@ -313,6 +330,7 @@ int main(void)
         cmocka_unit_test(classifies_output_that_is_not_json),
         cmocka_unit_test(classifies_protocol_violations),
         cmocka_unit_test(parses_whole_output_or_last_line),
+        cmocka_unit_test(survives_random_output),
         cmocka_unit_test(finds_the_harness),
         cmocka_unit_test(runs_a_real_python_module),
     };

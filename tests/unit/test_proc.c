@@ -548,6 +548,41 @@ static void isolation_is_applied_where_allowed(void **state)
     tdx_proc_result_free(&r);
 }
 
+// Open descriptors of this process.
+static int count_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            n++;
+    return n;
+}
+
+static void leaks_no_descriptors_or_directories(void **state)
+{
+    (void)state;
+    int before = count_fds();
+    for (int i = 0; i < 20; i++) {
+        tdx_proc_opts o = {.timeout_s = 0.05, .private_tmpdir = 1, .stdin_data = "x",
+                           .stdin_len = 1, .net = TDX_PROC_NET_TRY};
+        tdx_proc_result r;
+        static const char *const modes[] = {"hello", "segv", "hang", "exit", "cat"};
+        tdx_status st = run_child(&o, &r, modes[i % 5], "1", NULL);
+        assert_int_equal(st, TDX_OK);
+        assert_true(r.tmpdir_removed);
+        tdx_proc_result_free(&r);
+        const char *missing[] = {"/nonexistent", NULL};
+        o.argv = missing;
+        assert_int_equal(tdx_proc_run(&o, &r), TDX_ERR_NOTFOUND);
+        tdx_proc_result_free(&r);
+        o.argv = NULL;
+        o.cwd = "/nonexistent";
+        assert_int_equal(run_child(&o, &r, "hello", NULL, NULL), TDX_ERR_NOTFOUND);
+        tdx_proc_result_free(&r);
+    }
+    assert_int_equal(count_fds(), before);
+}
+
 static void describes_and_names(void **state)
 {
     (void)state;
@@ -593,6 +628,7 @@ int main(void)
         cmocka_unit_test(private_tmpdir_is_created_and_removed),
         cmocka_unit_test(isolates_the_network_or_says_it_did_not),
         cmocka_unit_test(isolation_is_applied_where_allowed),
+        cmocka_unit_test(leaks_no_descriptors_or_directories),
         cmocka_unit_test(describes_and_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
