@@ -141,7 +141,8 @@ static tdx_status classify(tdx_hx_reply *r, const char *verb, double timeout_s, 
     }
     if (p->out_over_cap) {
         /* stopped at the cap: the count is what was read until then */
-        say(r, "output over cap (%s%llu bytes written, cap %zu)", p->stopped_at_cap ? "at least " : "",
+        say(r, "output over cap (%s%llu bytes written, cap %zu)",
+            p->stopped_at_cap ? "at least " : "",
             (unsigned long long)p->out_total, out_cap);
         return TDX_ERR_CHILD;
     }
@@ -204,8 +205,9 @@ static char *pythonpath_entry(const char *dir, const char *const *env_set)
         old = getenv("PYTHONPATH");
     size_t n = strlen(dir) + (old ? strlen(old) : 0) + 16;
     char *e = malloc(n);
+    int more = old && old[0];
     if (e)
-        snprintf(e, n, "PYTHONPATH=%s%s%s", dir, old && old[0] ? ":" : "", old && old[0] ? old : "");
+        snprintf(e, n, "PYTHONPATH=%s%s%s", dir, more ? ":" : "", more ? old : "");
     return e;
 }
 

@@ -287,7 +287,11 @@ static void supervise(run_state *s, const tdx_proc_opts *o, tdx_proc_result *res
             kill(-s->pid, SIGKILL);
             s->killed = 1;
         }
-        double next = s->leader_done ? drain_until : (res->timed_out ? (s->killed ? inf : kill_at) : deadline);
+        double next = deadline;
+        if (s->leader_done)
+            next = drain_until;
+        else if (res->timed_out)
+            next = s->killed ? inf : kill_at;
         int wait_ms = -1;
         if (next < inf) {
             double ms = (next - t) * 1000.0 + 1.0;

@@ -121,7 +121,8 @@ static void reports_a_missing_python(void **state)
     assert_int_equal(d.nerrors, 1);
     assert_string_equal(d.items[0].file, "task.py");
     assert_string_equal(d.items[0].msg,
-                        "harness echo: could not run /nonexistent/python3: No such file or directory");
+                        "harness echo: could not run /nonexistent/python3: "
+                        "No such file or directory");
     tdx_hx_reply_free(&r);
     tdx_diags_free(&d);
 }

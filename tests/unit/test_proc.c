@@ -230,7 +230,8 @@ static void times_out_a_hang(void **state)
     assert_int_equal(r.term_signal, SIGTERM);
     assert_true(r.wall_s >= 0.3 && r.wall_s < 10.0);
     char why[128];
-    assert_string_equal(tdx_proc_describe(&r, o.timeout_s, why, sizeof why), "timed out after 0.3 s");
+    assert_string_equal(tdx_proc_describe(&r, o.timeout_s, why, sizeof why),
+                        "timed out after 0.3 s");
     tdx_proc_result_free(&r);
 }
 
