@@ -135,13 +135,15 @@ static tdx_status classify(tdx_hx_reply *r, const char *verb, double timeout_s, 
         say(r, "timed out after %g s", timeout_s);
         return TDX_ERR_CHILD;
     }
-    if (p->signaled) {
+    if (p->signaled && !p->stopped_at_cap) {
         say(r, "killed by signal %d (%s)", p->term_signal, tdx_proc_signame(p->term_signal));
         return TDX_ERR_CHILD;
     }
     if (p->out_over_cap) {
-        say(r, "output over cap (%llu bytes written, cap %zu)", (unsigned long long)p->out_total,
-            out_cap);
+        /* stopped at the cap: the count is what was read until then */
+        say(r, "output over cap (%s%llu bytes written, cap %zu)",
+            p->stopped_at_cap ? "at least " : "",
+            (unsigned long long)p->out_total, out_cap);
         return TDX_ERR_CHILD;
     }
     json_t *j = tdx_hx_parse_stdout(p->out, p->out_len);
@@ -203,8 +205,9 @@ static char *pythonpath_entry(const char *dir, const char *const *env_set)
         old = getenv("PYTHONPATH");
     size_t n = strlen(dir) + (old ? strlen(old) : 0) + 16;
     char *e = malloc(n);
+    int more = old && old[0];
     if (e)
-        snprintf(e, n, "PYTHONPATH=%s%s%s", dir, old && old[0] ? ":" : "", old && old[0] ? old : "");
+        snprintf(e, n, "PYTHONPATH=%s%s%s", dir, more ? ":" : "", more ? old : "");
     return e;
 }
 
@@ -282,9 +285,14 @@ tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *ta
     po.rlimit_as = o->rlimit_as;
     po.rlimit_fsize = o->rlimit_fsize;
     po.net = o->net;
+    po.stop_at_stdout_cap = 1; /* more than the cap fails the call anyway */
     st = tdx_proc_run(&po, &r->proc);
     if (st == TDX_OK)
         st = classify(r, verb, po.timeout_s, po.stdout_cap);
+    else if ((st == TDX_ERR_NOTFOUND || st == TDX_ERR_CHILD) && r->proc.failed_step &&
+             strcmp(r->proc.failed_step, "exec") != 0)
+        say(r, "could not start %.200s (%s): %s", python, r->proc.failed_step,
+            strerror(r->proc.exec_errno));
     else if (st == TDX_ERR_NOTFOUND || st == TDX_ERR_CHILD)
         say(r, "could not run %.200s: %s", python,
             r->proc.exec_errno ? strerror(r->proc.exec_errno) : strerror(ENOENT));

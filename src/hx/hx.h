@@ -10,9 +10,11 @@
  * Anything else is a failed step with a one-line reason that says what
  * happened, in this order of precedence:
  *   "could not run python3: No such file or directory"
+ *   "could not start python3 (chdir): No such file or directory"
  *   "timed out after 30 s"
  *   "killed by signal 11 (SIGSEGV)"
- *   "output over cap (N bytes written, cap M)"
+ *   "output over cap (N bytes written, cap M)"  (the child is killed at once
+ *                                                 when stdout passes the cap)
  *   "harness reported error: <msg>"        (a reply with "ok": false)
  *   "exited with status 3: <last line of stderr>"
  *   "output is not JSON: <first 80 bytes>"

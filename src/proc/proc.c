@@ -287,7 +287,11 @@ static void supervise(run_state *s, const tdx_proc_opts *o, tdx_proc_result *res
             kill(-s->pid, SIGKILL);
             s->killed = 1;
         }
-        double next = s->leader_done ? drain_until : (res->timed_out ? (s->killed ? inf : kill_at) : deadline);
+        double next = deadline;
+        if (s->leader_done)
+            next = drain_until;
+        else if (res->timed_out)
+            next = s->killed ? inf : kill_at;
         int wait_ms = -1;
         if (next < inf) {
             double ms = (next - t) * 1000.0 + 1.0;
@@ -320,6 +324,11 @@ static void supervise(run_state *s, const tdx_proc_opts *o, tdx_proc_result *res
             continue;
         if (io >= 0 && pf[io].revents)
             drain(&s->out_fd, &s->out);
+        if (o->stop_at_stdout_cap && !s->leader_done && !s->killed && s->out.total > s->out.cap) {
+            kill(-s->pid, SIGKILL);
+            s->killed = 1;
+            res->stopped_at_cap = 1;
+        }
         if (ie >= 0 && pf[ie].revents)
             drain(&s->err_fd, &s->err);
     }
@@ -366,15 +375,20 @@ static tdx_status read_reports(int fd, const tdx_proc_opts *o, tdx_proc_result *
             res->net_isolated = 1;
             break;
         case TDX_PROC_MSG_NET_FAIL:
-            if (o->net == TDX_PROC_NET_REQUIRE)
+            if (o->net == TDX_PROC_NET_REQUIRE) {
+                res->failed_step = "unshare";
+                res->exec_errno = m.err;
                 st = TDX_ERR_UNSUPPORTED;
+            }
             break;
         case TDX_PROC_MSG_EXEC:
+            res->failed_step = "exec";
             res->exec_errno = m.err;
             st = (m.err == ENOENT || m.err == EACCES || m.err == ENOEXEC) ? TDX_ERR_NOTFOUND
                                                                          : TDX_ERR_CHILD;
             break;
         default: /* chdir, rlimit */
+            res->failed_step = m.kind == TDX_PROC_MSG_CHDIR ? "chdir" : "setrlimit";
             res->exec_errno = m.err;
             st = m.kind == TDX_PROC_MSG_CHDIR && m.err == ENOENT ? TDX_ERR_NOTFOUND : TDX_ERR_CHILD;
             break;
@@ -543,11 +557,14 @@ char *tdx_proc_describe(const tdx_proc_result *res, double timeout_s, char *buf,
     char line[160];
     if (res->timed_out)
         snprintf(buf, size, "timed out after %g s", timeout_s);
+    else if (res->stopped_at_cap)
+        snprintf(buf, size, "output over cap");
     else if (res->signaled)
         snprintf(buf, size, "killed by signal %d (%s)", res->term_signal,
                  tdx_proc_signame(res->term_signal));
     else if (res->exec_errno)
-        snprintf(buf, size, "could not start: %s", strerror(res->exec_errno));
+        snprintf(buf, size, "could not start (%s): %s",
+                 res->failed_step ? res->failed_step : "exec", strerror(res->exec_errno));
     else if (res->exited && res->exit_status != 0) {
         tdx_proc_last_line(res->err, res->err_len, line, sizeof line);
         snprintf(buf, size, "exited with status %d%s%s", res->exit_status, line[0] ? ": " : "",

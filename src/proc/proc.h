@@ -8,13 +8,17 @@
  *
  * How: fork + exec; the child leads a process group of its own (setpgid), so
  * a timeout or the end of the run kills the whole group (SIGTERM, then
- * SIGKILL after a grace period); stdout and stderr come back through pipes
+ * SIGKILL after a grace period); the child is reaped here, so the caller
+ * must not set SIGCHLD to SIG_IGN (the kernel would reap it first and its
+ * exit status would be lost); stdout and stderr come back through pipes
  * that are drained with poll() -- bytes past a stream's cap are read and
  * discarded, so the child never blocks on a full pipe; stdin is an anonymous
  * in-memory file (no SIGPIPE, no deadlock when the child does not read it).
  * The child gets rlimits (core files are always 0), a clean set of file
- * descriptors (0, 1, 2 only), PR_SET_PDEATHSIG (it dies with tritondx) and,
- * on request, no network and a private temporary directory.
+ * descriptors (0, 1, 2 only), PR_SET_PDEATHSIG (it dies with tritondx --
+ * strictly, with the thread that called tdx_proc_run, so call it from a
+ * thread that outlives the child) and, on request, no network and a private
+ * temporary directory.
  *
  * Ownership: opts and everything it points to belong to the caller and need
  * only live for the call. The result owns its out/err/tmpdir strings; release
@@ -83,6 +87,10 @@ typedef struct tdx_proc_opts {
     uint64_t rlimit_nofile; /* open files */
     uint64_t rlimit_fsize;  /* largest file written, bytes (SIGXFSZ) */
     tdx_proc_net net;
+    /* Non-zero: kill the group as soon as stdout goes over its cap, instead
+     * of draining a flood until the child ends or times out (for callers to
+     * whom more output than the cap is a failure anyway). */
+    int stop_at_stdout_cap;
 } tdx_proc_opts;
 
 typedef struct tdx_proc_result {
@@ -103,7 +111,10 @@ typedef struct tdx_proc_result {
     /* The private directory the child ran in (already removed), or NULL. */
     char *tmpdir;
     int tmpdir_removed; /* 0 when some of it could not be removed */
-    /* When the program could not be started (exec failed): its errno. */
+    int stopped_at_cap; /* stop_at_stdout_cap killed the group */
+    /* When the program could not be started: the step that failed ("exec",
+     * "chdir", "setrlimit", "unshare"; a static string) and its errno. */
+    const char *failed_step;
     int exec_errno;
 } tdx_proc_result;
 
@@ -112,7 +123,8 @@ typedef struct tdx_proc_result {
  * Returns TDX_OK when the child ran -- whatever its fate: look at res --,
  * TDX_ERR_NOTFOUND when the program does not exist or is not executable,
  * TDX_ERR_CHILD when exec failed for another reason (res->exec_errno),
- * TDX_ERR_UNSUPPORTED when net is REQUIRE and isolation is not possible,
+ * TDX_ERR_UNSUPPORTED when net is REQUIRE and isolation is not possible
+ * (failed_step "unshare"),
  * TDX_ERR_ARG for bad opts, TDX_ERR_IO when pipes, fork or the private
  * directory fail, TDX_ERR_NOMEM. */
 tdx_status tdx_proc_run(const tdx_proc_opts *opts, tdx_proc_result *res);
@@ -126,8 +138,10 @@ int tdx_proc_ok(const tdx_proc_result *res);
 
 /* One line, lower-case, saying how a child that is not ok ended:
  * "timed out after 30 s", "killed by signal 11 (SIGSEGV)",
- * "exited with status 3: <last line of stderr>", "output over cap"
- * (stdout over its cap), or "exited with status 0" when it is ok.
+ * "output over cap" (stdout over its cap; first when that stopped the
+ * child), "exited with status 3: <last line of stderr>",
+ * "could not start (chdir): No such file or directory",
+ * or "exited with status 0" when it is ok.
  * Written into buf (always NUL-terminated, cut to size); returns buf. */
 char *tdx_proc_describe(const tdx_proc_result *res, double timeout_s, char *buf, size_t size);
 

@@ -88,14 +88,35 @@ static int is_exec_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+// Take a found program's path, made absolute: the child changes directory
+// before it calls execve.
+static tdx_status take_path(tdx_proc_plan *p, char *path)
+{
+    if (path[0] == '/') {
+        p->path = path;
+        return TDX_OK;
+    }
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) {
+        free(path);
+        return TDX_ERR_IO;
+    }
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    p->path = malloc(n);
+    if (p->path)
+        snprintf(p->path, n, "%s/%s", cwd, path);
+    free(path);
+    return p->path ? TDX_OK : TDX_ERR_NOMEM;
+}
+
 // Find the program like execvp would, but before fork (it allocates).
 static tdx_status resolve_program(tdx_proc_plan *p, const char *prog)
 {
     if (strchr(prog, '/')) {
         if (!is_exec_file(prog))
             return TDX_ERR_NOTFOUND;
-        p->path = strdup(prog);
-        return p->path ? TDX_OK : TDX_ERR_NOMEM;
+        char *copy = strdup(prog);
+        return copy ? take_path(p, copy) : TDX_ERR_NOMEM;
     }
     const char *path = env_get(p->envp, "PATH");
     if (!path)
@@ -108,13 +129,11 @@ static tdx_status resolve_program(tdx_proc_plan *p, const char *prog)
         if (!cand)
             return TDX_ERR_NOMEM;
         if (dlen == 0) /* an empty PATH element is the current directory */
-            sprintf(cand, "./%s", prog);
+            snprintf(cand, dlen + plen + 3, "./%s", prog);
         else
-            sprintf(cand, "%.*s/%s", (int)dlen, s, prog);
-        if (is_exec_file(cand)) {
-            p->path = cand;
-            return TDX_OK;
-        }
+            snprintf(cand, dlen + plen + 3, "%.*s/%s", (int)dlen, s, prog);
+        if (is_exec_file(cand))
+            return take_path(p, cand);
         free(cand);
         if (!colon)
             break;
@@ -134,7 +153,7 @@ tdx_status tdx_proc_plan_build(tdx_proc_plan *p, const tdx_proc_opts *o, const c
         p->tmpdir_env = malloc(strlen(tmpdir) + 8);
         if (!p->tmpdir_env)
             return TDX_ERR_NOMEM;
-        sprintf(p->tmpdir_env, "TMPDIR=%s", tmpdir);
+        snprintf(p->tmpdir_env, strlen(tmpdir) + 8, "TMPDIR=%s", tmpdir);
     }
     tdx_status st = build_env(p, o);
     if (st)

@@ -75,6 +75,13 @@ int main(int argc, char **argv)
                 return 1;
         return 0;
     }
+    if (!strcmp(verb, "flood-forever")) {
+        static char chunk[65536];
+        memset(chunk, ']', sizeof chunk);
+        for (;;)
+            if (fwrite(chunk, 1, sizeof chunk, stdout) != sizeof chunk)
+                return 1;
+    }
     if (!strcmp(verb, "garbage")) {
         printf("Segmentation fault? no: this line is plain text and certainly not a JSON "
                "object at all, even though it is long\n");

@@ -59,7 +59,7 @@ static int escape(void)
     pid_t g = fork();
     if (g == 0) {
         setsid();
-        sleep(20);
+        sleep(60);
         _exit(0);
     }
     printf("%d\n", (int)g);
@@ -230,7 +230,8 @@ int main(int argc, char **argv)
     if (!strcmp(m, "alloc")) {
         /* n MiB, touched; 42 when the allocator says no */
         size_t bytes = (size_t)n << 20;
-        char *p = malloc(bytes);
+        /* volatile: a compiler may otherwise drop the malloc/free pair */
+        char *volatile p = malloc(bytes);
         if (!p)
             return 42;
         for (size_t i = 0; i < bytes; i += 4096)

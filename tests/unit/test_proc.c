@@ -97,6 +97,19 @@ static void passes_arguments_and_finds_program_in_path(void **state)
     assert_string_equal(r.out, "a b\n\n--x=1\n");
     tdx_proc_result_free(&r);
 
+    /* a relative path is relative to tritondx's directory, not to cwd */
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    const char *relative[] = {"./tdx_child", "pwd", NULL};
+    o.argv = relative;
+    o.cwd = "/";
+    assert_int_equal(tdx_proc_run(&o, &r), TDX_OK);
+    assert_string_equal(r.out, "/\n");
+    tdx_proc_result_free(&r);
+    assert_int_equal(chdir(cwd), 0);
+    o.cwd = NULL;
+
     const char *missing[] = {"tdx-no-such-program-anywhere", NULL};
     o.argv = missing;
     assert_int_equal(tdx_proc_run(&o, &r), TDX_ERR_NOTFOUND);
@@ -144,7 +157,7 @@ static void reports_a_program_that_cannot_be_executed(void **state)
     assert_int_equal(r.exec_errno, ENOEXEC);
     char why[128];
     assert_string_equal(tdx_proc_describe(&r, 0, why, sizeof why),
-                        "could not start: Exec format error");
+                        "could not start (exec): Exec format error");
     tdx_proc_result_free(&r);
     unlink(path);
     rmdir(dir);
@@ -215,9 +228,10 @@ static void times_out_a_hang(void **state)
     assert_true(r.timed_out);
     assert_true(r.signaled);
     assert_int_equal(r.term_signal, SIGTERM);
-    assert_true(r.wall_s >= 0.3 && r.wall_s < 3.0);
+    assert_true(r.wall_s >= 0.3 && r.wall_s < 10.0);
     char why[128];
-    assert_string_equal(tdx_proc_describe(&r, o.timeout_s, why, sizeof why), "timed out after 0.3 s");
+    assert_string_equal(tdx_proc_describe(&r, o.timeout_s, why, sizeof why),
+                        "timed out after 0.3 s");
     tdx_proc_result_free(&r);
 }
 
@@ -241,7 +255,7 @@ static void timeout_kills_the_whole_group(void **state)
     assert_true(r.timed_out);
     assert_true(r.signaled);
     assert_int_equal(r.term_signal, SIGKILL);
-    assert_true(r.wall_s >= 0.55 && r.wall_s < 3.0);
+    assert_true(r.wall_s >= 0.55 && r.wall_s < 10.0);
     g = (pid_t)atoi(r.out);
     assert_true(g > 1);
     assert_true(pid_gone(g));
@@ -255,7 +269,7 @@ static void times_out_a_child_that_closed_its_pipes(void **state)
     tdx_proc_result r;
     assert_int_equal(run_child(&o, &r, "close-and-hang", NULL, NULL), TDX_OK);
     assert_true(r.timed_out);
-    assert_true(r.wall_s < 3.0);
+    assert_true(r.wall_s < 10.0);
     tdx_proc_result_free(&r);
 }
 
@@ -263,7 +277,7 @@ static void does_not_wait_for_an_escaped_grandchild(void **state)
 {
     (void)state;
     /* setsid() leaves the group, so nothing kills it; it holds stdout for
-     * 20 s, but the run ends shortly after the leader. */
+     * 60 s, but the run ends shortly after the leader. */
     tdx_proc_opts o = {.timeout_s = 30};
     tdx_proc_result r;
     struct timespec a, b;
@@ -271,7 +285,7 @@ static void does_not_wait_for_an_escaped_grandchild(void **state)
     assert_int_equal(run_child(&o, &r, "escape", NULL, NULL), TDX_OK);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    assert_true(took < 3.0);
+    assert_true(took < 10.0);
     assert_true(r.exited);
     assert_int_equal(r.exit_status, 0);
     pid_t g = (pid_t)atoi(r.out);
@@ -297,6 +311,25 @@ static void caps_a_stdout_flood(void **state)
     assert_false(tdx_proc_ok(&r));
     char why[64];
     assert_string_equal(tdx_proc_describe(&r, 0, why, sizeof why), "output over cap");
+    tdx_proc_result_free(&r);
+}
+
+static void stops_a_flood_at_the_cap_on_request(void **state)
+{
+    (void)state;
+    /* 1 TiB would take minutes to drain: killed as soon as it passes 1 MiB */
+    tdx_proc_opts o = {.timeout_s = 120, .stdout_cap = MiB, .stop_at_stdout_cap = 1};
+    tdx_proc_result r;
+    assert_int_equal(run_child(&o, &r, "flood-out", "1099511627776", NULL), TDX_OK);
+    assert_true(r.stopped_at_cap);
+    assert_true(r.out_over_cap);
+    assert_false(r.timed_out);
+    assert_true(r.signaled);
+    assert_int_equal(r.term_signal, SIGKILL);
+    assert_true(r.wall_s < 10.0);
+    assert_int_equal(r.out_len, MiB);
+    char why[64];
+    assert_string_equal(tdx_proc_describe(&r, 120, why, sizeof why), "output over cap");
     tdx_proc_result_free(&r);
 }
 
@@ -387,7 +420,7 @@ static void limits_cpu_time(void **state)
     assert_true(r.signaled);
     assert_int_equal(r.term_signal, SIGXCPU);
     assert_false(r.timed_out);
-    assert_true(r.cpu_s >= 0.9);
+    assert_true(r.cpu_s >= 0.5); /* tick-based accounting lags under load */
     tdx_proc_result_free(&r);
 }
 
@@ -431,6 +464,7 @@ static void runs_in_a_directory(void **state)
     o.cwd = "/nonexistent/dir";
     assert_int_equal(run_child(&o, &r, "pwd", NULL, NULL), TDX_ERR_NOTFOUND);
     assert_int_equal(r.exec_errno, ENOENT);
+    assert_string_equal(r.failed_step, "chdir");
     tdx_proc_result_free(&r);
 }
 
@@ -515,6 +549,41 @@ static void isolation_is_applied_where_allowed(void **state)
     tdx_proc_result_free(&r);
 }
 
+// Open descriptors of this process.
+static int count_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            n++;
+    return n;
+}
+
+static void leaks_no_descriptors_or_directories(void **state)
+{
+    (void)state;
+    int before = count_fds();
+    for (int i = 0; i < 20; i++) {
+        tdx_proc_opts o = {.timeout_s = 0.05, .private_tmpdir = 1, .stdin_data = "x",
+                           .stdin_len = 1, .net = TDX_PROC_NET_TRY};
+        tdx_proc_result r;
+        static const char *const modes[] = {"hello", "segv", "hang", "exit", "cat"};
+        tdx_status st = run_child(&o, &r, modes[i % 5], "1", NULL);
+        assert_int_equal(st, TDX_OK);
+        assert_true(r.tmpdir_removed);
+        tdx_proc_result_free(&r);
+        const char *missing[] = {"/nonexistent", NULL};
+        o.argv = missing;
+        assert_int_equal(tdx_proc_run(&o, &r), TDX_ERR_NOTFOUND);
+        tdx_proc_result_free(&r);
+        o.argv = NULL;
+        o.cwd = "/nonexistent";
+        assert_int_equal(run_child(&o, &r, "hello", NULL, NULL), TDX_ERR_NOTFOUND);
+        tdx_proc_result_free(&r);
+    }
+    assert_int_equal(count_fds(), before);
+}
+
 static void describes_and_names(void **state)
 {
     (void)state;
@@ -548,6 +617,7 @@ int main(void)
         cmocka_unit_test(times_out_a_child_that_closed_its_pipes),
         cmocka_unit_test(does_not_wait_for_an_escaped_grandchild),
         cmocka_unit_test(caps_a_stdout_flood),
+        cmocka_unit_test(stops_a_flood_at_the_cap_on_request),
         cmocka_unit_test(caps_a_stderr_flood),
         cmocka_unit_test(feeds_stdin_and_keeps_a_tail),
         cmocka_unit_test(limits_address_space),
@@ -559,6 +629,7 @@ int main(void)
         cmocka_unit_test(private_tmpdir_is_created_and_removed),
         cmocka_unit_test(isolates_the_network_or_says_it_did_not),
         cmocka_unit_test(isolation_is_applied_where_allowed),
+        cmocka_unit_test(leaks_no_descriptors_or_directories),
         cmocka_unit_test(describes_and_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
