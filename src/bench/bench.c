@@ -1,0 +1,204 @@
+/* Bench results: rows, summary statistics, Markdown. */
+#include "bench/bench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dupstr(const char *s) { return strdup(s ? s : ""); }
+
+void tdx_bench_free(tdx_bench_results *r)
+{
+    for (size_t i = 0; i < r->len; i++) {
+        free(r->rows[i].task);
+        free(r->rows[i].status);
+        free(r->rows[i].levels);
+        free(r->rows[i].families);
+    }
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
+{
+    if (!json_is_object(o) || !json_is_string(json_object_get(o, "task")))
+        return TDX_ERR_INPUT;
+    if (r->len == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        tdx_bench_row *p = realloc(r->rows, cap * sizeof *p);
+        if (!p)
+            return TDX_ERR_NOMEM;
+        r->rows = p;
+        r->cap = cap;
+    }
+    tdx_bench_row *w = &r->rows[r->len];
+    memset(w, 0, sizeof *w);
+    w->task = dupstr(json_string_value(json_object_get(o, "task")));
+    w->status = dupstr(json_is_string(json_object_get(o, "status"))
+                           ? json_string_value(json_object_get(o, "status"))
+                           : "ok");
+    w->levels = dupstr(json_string_value(json_object_get(o, "levels")));
+    w->families = dupstr(json_string_value(json_object_get(o, "families")));
+    w->initial_s = num(o, "initial_s");
+    w->final_s = num(o, "final_s");
+    w->fraction_before = num(o, "fraction_before");
+    w->fraction_after = num(o, "fraction_after");
+    w->eager_s = num(o, "eager_s");
+    w->compile_s = num(o, "compile_s");
+    w->rounds = (int)num(o, "rounds");
+    w->kept = (int)num(o, "kept");
+    w->seconds = num(o, "seconds");
+    w->gpu_runs = (long)num(o, "gpu_runs");
+    w->compiles = (long)num(o, "compiles");
+    w->tokens = (long)num(o, "tokens");
+    if (!w->task || !w->status || !w->levels || !w->families)
+        return TDX_ERR_NOMEM;
+    r->len++;
+    return TDX_OK;
+}
+
+tdx_status tdx_bench_load(tdx_bench_results *r, const char *path)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j)
+        return TDX_ERR_PARSE;
+    json_t *rows = json_is_array(j) ? j : json_object_get(j, "rows");
+    tdx_status st = json_is_array(rows) ? TDX_OK : TDX_ERR_INPUT;
+    for (size_t i = 0; !st && i < json_array_size(rows); i++)
+        st = tdx_bench_add_json(r, json_array_get(rows, i));
+    json_decref(j);
+    return st;
+}
+
+json_t *tdx_bench_row_json(const tdx_bench_row *w)
+{
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:s, s:s, s:f, s:I, s:I, s:I}",
+                     "task", w->task, "status", w->status, "initial_s", w->initial_s, "final_s",
+                     w->final_s, "fraction_before", w->fraction_before, "fraction_after",
+                     w->fraction_after, "eager_s", w->eager_s, "compile_s", w->compile_s, "rounds",
+                     w->rounds, "kept", w->kept, "levels", w->levels, "families", w->families,
+                     "seconds", w->seconds, "gpu_runs", (json_int_t)w->gpu_runs, "compiles",
+                     (json_int_t)w->compiles, "tokens", (json_int_t)w->tokens);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    if (n == 0)
+        return -1;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int ran(const tdx_bench_row *w)
+{
+    return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
+}
+
+void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->tasks = r->len;
+    double *sp = calloc(r->len ? r->len : 1, sizeof *sp);
+    double *fr = calloc(r->len ? r->len : 1, sizeof *fr);
+    size_t nfr = 0;
+    double logsum = 0;
+    for (size_t i = 0; i < r->len; i++) {
+        const tdx_bench_row *w = &r->rows[i];
+        if (w->seconds > 0)
+            s->seconds += w->seconds;
+        if (!ran(w))
+            continue;
+        double x = w->initial_s / w->final_s;
+        if (sp)
+            sp[s->ok] = x;
+        s->ok++;
+        logsum += log(x);
+        s->above2 += x > 2.0;
+        s->above5 += x > 5.0;
+        if (w->fraction_after >= 0 && fr)
+            fr[nfr++] = w->fraction_after;
+        if (w->eager_s > 0) {
+            s->with_eager++;
+            s->faster_eager += w->final_s < w->eager_s;
+        }
+        if (w->compile_s > 0) {
+            s->with_compile++;
+            s->faster_compile += w->final_s < w->compile_s;
+        }
+    }
+    s->geomean = s->ok ? exp(logsum / (double)s->ok) : -1;
+    s->median = sp ? median(sp, s->ok) : -1;
+    s->median_fraction = fr ? median(fr, nfr) : -1;
+    free(sp);
+    free(fr);
+}
+
+static tdx_status cell_time(tdx_buf *b, double s)
+{
+    if (s <= 0)
+        return tdx_buf_adds(b, " – |");
+    if (s >= 1e-3)
+        return tdx_buf_printf(b, " %.3f ms |", s * 1e3);
+    return tdx_buf_printf(b, " %.1f µs |", s * 1e6);
+}
+
+static tdx_status cell_pct(tdx_buf *b, double f)
+{
+    return f < 0 ? tdx_buf_adds(b, " – |") : tdx_buf_printf(b, " %.0f%% |", 100 * f);
+}
+
+tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summary *s, tdx_buf *out)
+{
+    tdx_status st = tdx_buf_adds(
+        out, "| task | initial | final | speedup | roofline before | roofline after | torch eager | "
+             "torch.compile | rounds | kept (level) | status |\n"
+             "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < r->len && !st; i++) {
+        const tdx_bench_row *w = &r->rows[i];
+        st = tdx_buf_printf(out, "| %s |", w->task);
+        if (!st) st = cell_time(out, w->initial_s);
+        if (!st) st = cell_time(out, w->final_s);
+        if (!st)
+            st = ran(w) ? tdx_buf_printf(out, " %.2fx |", w->initial_s / w->final_s) : tdx_buf_adds(out, " – |");
+        if (!st) st = cell_pct(out, w->fraction_before);
+        if (!st) st = cell_pct(out, w->fraction_after);
+        if (!st) st = cell_time(out, w->eager_s);
+        if (!st) st = cell_time(out, w->compile_s);
+        if (!st)
+            st = tdx_buf_printf(out, " %d | %s%s%s%s | %s |\n", w->rounds > 0 ? w->rounds : 0,
+                                w->families[0] ? w->families : "–", w->levels[0] ? " (" : "",
+                                w->levels, w->levels[0] ? ")" : "", w->status);
+    }
+    if (st)
+        return st;
+    st = tdx_buf_printf(out, "\n| summary | value |\n|---|---|\n| tasks run / total | %zu / %zu |\n",
+                        s->ok, s->tasks);
+    if (!st && s->ok)
+        st = tdx_buf_printf(out,
+                            "| geomean speedup | %.2fx |\n| median speedup | %.2fx |\n"
+                            "| > 2x | %zu / %zu |\n| > 5x | %zu / %zu |\n",
+                            s->geomean, s->median, s->above2, s->ok, s->above5, s->ok);
+    if (!st && s->median_fraction >= 0)
+        st = tdx_buf_printf(out, "| median final roofline | %.0f%% |\n", 100 * s->median_fraction);
+    if (!st && s->with_eager)
+        st = tdx_buf_printf(out, "| faster than torch eager | %zu / %zu |\n", s->faster_eager, s->with_eager);
+    if (!st && s->with_compile)
+        st = tdx_buf_printf(out, "| faster than torch.compile | %zu / %zu |\n", s->faster_compile,
+                            s->with_compile);
+    if (!st)
+        st = tdx_buf_printf(out, "| wall time of all runs | %.0f s |\n", s->seconds);
+    return st;
+}
