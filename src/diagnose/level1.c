@@ -14,20 +14,21 @@ static double num(json_t *o, const char *k, double def)
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
-/* Fill c from a `ceilings` reply. */
+/* Fill c from a `ceilings` reply (docs/harness-protocol.md). */
 static void read_ceilings(json_t *j, tdx_prof_ceilings *c)
 {
     memset(c, 0, sizeof *c);
-    c->device = json_string_value(json_object_get(j, "device"));
-    c->sms = (int)num(j, "sms", 132);
-    c->l2_bytes = num(j, "l2_bytes", 0);
-    c->copy_bw = num(j, "copy_bw", 0);
-    c->launch_s = num(j, "launch_s", 0);
+    json_t *dev = json_object_get(j, "device");
+    c->device = json_string_value(json_object_get(dev, "name"));
+    c->sms = (int)num(dev, "sms", 132);
+    c->l2_bytes = num(dev, "l2_bytes", 0);
+    c->copy_bw = num(j, "copy_bytes_per_s", 0);
+    c->launch_s = num(json_object_get(j, "launch"), "wall_us_per_launch", 0) / 1e6;
     json_t *mm = json_object_get(j, "matmul");
-    c->mm_fp16 = num(mm, "fp16", 0);
-    c->mm_bf16 = num(mm, "bf16", 0);
-    c->mm_tf32 = num(mm, "tf32", 0);
-    c->mm_fp32 = num(mm, "fp32", 0);
+    c->mm_fp16 = num(json_object_get(mm, "float16"), "flops_per_s", 0);
+    c->mm_bf16 = num(json_object_get(mm, "bfloat16"), "flops_per_s", 0);
+    c->mm_tf32 = num(json_object_get(mm, "tf32"), "flops_per_s", 0);
+    c->mm_fp32 = num(json_object_get(mm, "float32"), "flops_per_s", 0);
 }
 
 /* Kernel launches recorded by `time` (or capture): grid, warps, resources. */
@@ -67,8 +68,7 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
         tdx_hx_reply_free(&rc);
         return st;
     }
-    const char *targs[] = {"--with-launches", NULL};
-    st = tdx_hx_call(&o, "time", task_path, targs, &rt, diags);
+    st = tdx_hx_call(&o, "time", task_path, NULL, &rt, diags);
     cost->gpu_runs++;
     if (st) {
         snprintf(why, why_len, "time: %s", rt.reason);
@@ -81,9 +81,9 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
     tdx_prof_launch kernels[16];
     tdx_prof_measure m = {0};
     m.task_file = task_path;
-    json_t *base = json_object_get(rt.json, "baseline");
-    m.median_s = num(base, "median_s", 0);
-    m.iqr_s = num(base, "iqr_s", 0);
+    json_t *base = json_object_get(json_object_get(rt.json, "variants"), "baseline");
+    m.median_s = num(base, "median_ms", 0) / 1e3;
+    m.iqr_s = num(base, "iqr_ms", 0) / 1e3;
     m.bytes = num(rt.json, "bytes", 0);
     m.flops = num(rt.json, "flops", 0);
     m.dtype = json_string_value(json_object_get(rt.json, "dtype"));

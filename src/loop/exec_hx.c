@@ -44,14 +44,17 @@ static double num(json_t *o, const char *k)
     return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-/* Median and spread of one side of a timing reply: {"median_s":..., "iqr_s":...}. */
+/* Median and spread, in seconds, of one variant of a `time` reply:
+ * {"variants": {"baseline": {"median_ms":..., "iqr_ms":...}, "candidate": {...}}}. */
 static int side(json_t *reply, const char *key, double *median, double *iqr)
 {
-    json_t *o = json_object_get(reply, key);
+    json_t *o = json_object_get(json_object_get(reply, "variants"), key);
     if (!json_is_object(o))
         return -1;
-    *median = num(o, "median_s");
-    *iqr = num(o, "iqr_s");
+    *median = num(o, "median_ms") / 1e3;
+    *iqr = num(o, "iqr_ms") / 1e3;
+    if (*iqr < 0)
+        *iqr = 0;
     return *median > 0 ? 0 : -1;
 }
 
