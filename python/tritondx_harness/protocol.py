@@ -1,0 +1,162 @@
+"""The wire protocol: one JSON object on stdout, everything else on stderr.
+
+The C side parses exactly one JSON object from the child's stdout, so the
+real stdout file descriptor is set aside before any user code or Triton runs
+and fd 1 is pointed at stderr; prints from the task, from Triton or from C
+extensions then land on stderr. The JSON is written last, to the saved fd.
+"""
+import contextlib
+import json
+import math
+import os
+import sys
+import tempfile
+
+from . import PROTOCOL_VERSION
+
+# error_kind values (documented in docs/harness-protocol.md).
+USAGE = "usage"              # bad command line
+TASK_LOAD = "task_load"      # file missing, not Python, syntax error, import raised
+TASK_INVALID = "task_invalid"  # loaded, but the task format is not met
+TASK_ERROR = "task_error"    # the task's own code raised while running
+INCORRECT = "incorrect"      # check ran and the output is wrong
+COMPILE = "compile"          # Triton failed to compile a kernel
+NO_GPU = "no_gpu"            # the verb needs a CUDA device and there is none
+TOOL = "tool"                # an external tool (ptxas, ncu) missing or failed
+INTERNAL = "internal"        # a bug in the harness itself
+
+
+class HarnessError(Exception):
+    """A failure with a kind, reported as ok:false instead of a traceback."""
+
+    def __init__(self, kind, message, **extra):
+        super().__init__(message)
+        self.kind = kind
+        self.extra = extra
+
+
+def one_line(text, limit=2000):
+    """Collapse a message to one line of at most `limit` characters."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def describe_exception(exc):
+    """`Type: message`, one line, for an exception raised by user code."""
+    msg = one_line(str(exc))
+    name = type(exc).__name__
+    return f"{name}: {msg}" if msg else name
+
+
+def where(exc):
+    """" (at file:line)" of the innermost traceback frame, or ""."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return ""
+    return f" (at {last.tb_frame.f_code.co_filename}:{last.tb_lineno})"
+
+
+def jsonable(value):
+    """Make a value JSON-safe: tuples to lists, non-finite floats to strings,
+    torch dtypes and other objects to their str()."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return jsonable(value.item())
+    return str(value)
+
+
+def result(verb, /, ok=True, **fields):
+    """The common head of every reply."""
+    out = {"ok": bool(ok), "verb": verb, "protocol": PROTOCOL_VERSION}
+    out.update(fields)
+    return out
+
+
+def failure(verb, error_kind, message, /, **fields):
+    """A reply for a failed step: ok false, one-line error and its kind."""
+    out = result(verb, ok=False, error=one_line(message), error_kind=error_kind)
+    out.update(fields)
+    return out
+
+
+class StdoutGuard:
+    """Keeps fd 1 for the JSON reply and sends every other write to stderr.
+
+    Python-level writes (print) and C-level writes to fd 1 are both caught.
+    """
+
+    def __init__(self):
+        self.saved_fd = None
+        self.saved_stdout = None
+
+    def __enter__(self):
+        sys.stdout.flush()
+        self.saved_fd = os.dup(1)
+        os.dup2(2, 1)
+        self.saved_stdout = sys.stdout
+        sys.stdout = sys.stderr
+        return self
+
+    def __exit__(self, *exc):
+        self.restore()
+        return False
+
+    def restore(self):
+        if self.saved_fd is None:
+            return
+        try:
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - a broken stderr must not stop the reply
+            pass
+        os.dup2(self.saved_fd, 1)
+        os.close(self.saved_fd)
+        self.saved_fd = None
+        sys.stdout = self.saved_stdout
+
+    def emit(self, obj):
+        """Write the reply as one line of JSON to the real stdout."""
+        text = json.dumps(jsonable(obj), allow_nan=False, sort_keys=False) + "\n"
+        data = text.encode("utf-8")
+        fd = self.saved_fd if self.saved_fd is not None else 1
+        while data:
+            n = os.write(fd, data)
+            data = data[n:]
+
+
+@contextlib.contextmanager
+def capture_fd2():
+    """Capture what is written to fd 2 (C++ diagnostics such as MLIR remarks)
+    while the block runs; yields a list that receives the text on exit. The
+    text is echoed to the real stderr afterwards so nothing is lost."""
+    sink = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield sink
+        finally:
+            try:
+                sys.stderr.flush()
+            except Exception:  # noqa: BLE001
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read().decode("utf-8", "replace")
+            sink.append(text)
+            if text:
+                os.write(2, text.encode("utf-8"))
