@@ -1,0 +1,57 @@
+"""Row softmax of a fp32 matrix with short rows; the initial kernel runs one program per row, the whole row in one block."""
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    y = e / tl.sum(e, axis=0)
+    tl.store(y_ptr + row * n_cols + offs, y, mask=mask)
+
+
+def launch(x):
+    n_rows, n_cols = x.shape
+    y = torch.empty_like(x)
+    softmax_kernel[(n_rows,)](x, y, n_cols, BLOCK=triton.next_power_of_2(n_cols))
+    return y
+
+
+def reference(x):
+    return torch.softmax(x.double(), dim=-1)
+
+
+def _dims(shape):
+    """The integer sizes of `shape`, and whether it ends with the flag "misaligned"."""
+    return tuple(int(d) for d in shape if d != "misaligned"), "misaligned" in shape
+
+
+def _randn(dims, dtype, device, g, offset=0):
+    """Normal values drawn on the CPU (the same on every device); with offset=1 a view one
+    element into its buffer, so the data pointer is not 16-byte aligned."""
+    if device == "meta":
+        return torch.empty(dims, dtype=dtype, device="meta")
+    buf = torch.randn(math.prod(dims) + offset, generator=g).to(dtype).to(device)
+    return buf[offset:].view(dims)
+
+
+def make_inputs(shape, dtype=torch.float32, device="cuda", seed=0):
+    dims, mis = _dims(shape)
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    return (_randn(dims, dtype, device, g, int(mis)),)
+
+
+SHAPES = {"bench": (262144, 256), "check": [(1, 1), (7, 100), (64, 256), (33, 129, "misaligned")]}
+
+
+def bytes(inputs):  # noqa: A001 - the task format names it so
+    (x,) = inputs
+    return 2 * x.numel() * x.element_size()

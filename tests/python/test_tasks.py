@@ -1,0 +1,222 @@
+"""The benchmark task suite (bench/tasks/): every task is well formed, its bench
+shape is big enough to measure on an H200, its check shapes are awkward enough
+to catch alignment and masking mistakes, and its initial kernel passes its own
+check through Triton's CPU interpreter, so no task is wrong before optimization
+starts."""
+import os
+import sys
+
+if __name__ == "__main__":
+    # Worker mode (see _run_checks): Triton decorates its own library functions
+    # (tl.sum's combine, tl.rand, ...) for the interpreter only when
+    # TRITON_INTERPRET is set before its first import.
+    os.environ["TRITON_INTERPRET"] = "1"
+
+import ast
+import importlib.util
+import json
+import math
+import pathlib
+import subprocess
+
+import pytest
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TASK_DIR = ROOT / "bench" / "tasks"
+TASKS = sorted(TASK_DIR.glob("*.py"))
+IDS = [p.stem for p in TASKS]
+
+# Traffic floor for a bench shape: several times the H200's 60 MB L2, so the
+# timing is of HBM and not of cache.
+MIN_BENCH_BYTES = 240e6
+# The interpreter runs each program in Python: check inputs stay small.
+MAX_CHECK_ELEMENTS = 66_000
+REQUIRED = ("launch", "reference", "make_inputs", "SHAPES", "bytes")
+
+
+def _load(path):
+    """Import a task file as its own module; its kernels are never run in this
+    process (the checks run in worker processes), only make_inputs, bytes, flops."""
+    spec = importlib.util.spec_from_file_location(f"bench_task_{path.stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _dims(shape):
+    """The integer sizes of a shape (a trailing "misaligned" flag left out)."""
+    return [d for d in shape if isinstance(d, int)]
+
+
+def _tensors(values):
+    return [v for v in values if isinstance(v, torch.Tensor)]
+
+
+def _bf16_dot_is_wrong():
+    """Whether Triton's interpreter computes a bf16 tl.dot on raw bits.
+
+    Triton 3.6's interpreter keeps bf16 data as uint16 and its dot hands those
+    integers to numpy's matmul as they are (runtime/interpreter.py create_dot),
+    so a correct bf16 matmul kernel reads as wrong on the CPU."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+    one = interp.TensorHandle(np.full((1, 1), 0x3F80, dtype=np.uint16), tl.bfloat16)  # 1.0
+    acc = interp.TensorHandle(np.zeros((1, 1), dtype=np.float32), tl.float32)
+    out = interp.InterpreterBuilder().create_dot(one, one, acc, None, None)
+    return float(out.data[0, 0]) != 1.0
+
+
+def _use_fp32_for_bf16_dots():
+    """Make the interpreter's dot read bf16 operands as the numbers they hold
+    (bf16 is the top half of a fp32), which is what the GPU's tensor cores do."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+    plain_dot = interp.InterpreterBuilder.create_dot
+
+    def widen(h):
+        if h.dtype.scalar != tl.bfloat16:
+            return h
+        return interp.TensorHandle((h.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return plain_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
+
+    interp.InterpreterBuilder.create_dot = create_dot
+
+
+def _worker(out_path, task_paths):
+    """Check each task through the interpreter; write {stem: reply} as JSON."""
+    from tritondx_harness.check import check_task
+    fixed = _bf16_dot_is_wrong()
+    if fixed:
+        _use_fp32_for_bf16_dots()
+    replies = {"bf16_dot_fixed": fixed, "bf16_dot_wrong_after": _bf16_dot_is_wrong(), "tasks": {}}
+    for p in task_paths:
+        replies["tasks"][pathlib.Path(p).stem] = check_task(p, device="cpu")
+    with open(out_path, "w", encoding="utf-8") as f:
+        json.dump(replies, f, default=str)
+
+
+@pytest.fixture(scope="session")
+def checks(tmp_path_factory):
+    """Every task's check reply, from worker processes of this file.
+
+    Workers keep the interpreter choice out of the pytest process (Triton
+    fixes it at its first import, and other tests compile for the GPU) and
+    split the suite over the CPU cores."""
+    nworkers = max(1, min(2, os.cpu_count() or 1))
+    out_dir = tmp_path_factory.mktemp("task_checks")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
+    procs = []
+    for i in range(nworkers):
+        out = out_dir / f"worker{i}.json"
+        share = [str(p) for p in TASKS[i::nworkers]]
+        procs.append((out, subprocess.Popen([sys.executable, __file__, str(out), *share], env=env,
+                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+    merged = {"tasks": {}, "bf16_dot_wrong_after": False}
+    for out, proc in procs:
+        log, _ = proc.communicate(timeout=1500)
+        assert proc.returncode == 0, f"check worker failed:\n{log[-4000:]}"
+        with open(out, encoding="utf-8") as f:
+            part = json.load(f)
+        merged["tasks"].update(part["tasks"])
+        merged["bf16_dot_wrong_after"] |= part["bf16_dot_wrong_after"]
+    return merged
+
+
+def test_suite_has_enough_tasks():
+    assert len(TASKS) >= 40, [p.name for p in TASKS]
+
+
+def test_bf16_dot_runs_right_in_the_interpreter(checks):
+    assert not checks["bf16_dot_wrong_after"]
+
+
+def test_readme_lists_every_task():
+    readme = (TASK_DIR / "README.md").read_text(encoding="utf-8")
+    missing = [p.stem for p in TASKS if f"`{p.stem}`" not in readme]
+    assert not missing, f"bench/tasks/README.md does not list {missing}"
+
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_task_is_well_formed(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    doc = ast.get_docstring(tree, clean=False)
+    assert doc and "\n" not in doc.strip(), "the file needs a one-line docstring"
+    kernels = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)
+               and any("jit" in ast.unparse(d) for d in n.decorator_list)]
+    assert kernels, "no @triton.jit kernel"
+    mod = _load(path)
+    for name in REQUIRED:
+        assert hasattr(mod, name), f"missing `{name}`"
+    shapes = mod.SHAPES
+    assert set(shapes) == {"bench", "check"}
+    assert isinstance(shapes["check"], list) and shapes["check"]
+    tol = getattr(mod, "TOLERANCE", None)
+    assert tol is None or (isinstance(tol, float) and 0 < tol < 0.05)
+
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_bench_shape_moves_enough_bytes(path):
+    mod = _load(path)
+    inputs = mod.make_inputs(mod.SHAPES["bench"], device="meta", seed=0)
+    assert all(t.device.type == "meta" for t in _tensors(inputs)), "make_inputs ignores device"
+    n = mod.bytes(inputs)
+    read = sum(t.numel() * t.element_size() for t in _tensors(inputs))
+    assert n >= MIN_BENCH_BYTES, f"bench shape moves {n / 1e6:.0f} MB"
+    assert n >= read / 4, f"bytes() = {n} is far below the inputs' own {read} bytes"
+    assert n <= 4e9, f"bench shape moves {n / 1e9:.1f} GB"
+    if hasattr(mod, "flops"):
+        assert mod.flops(inputs) > 0
+
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_check_shapes_are_small_and_awkward(path):
+    mod = _load(path)
+    checks = mod.SHAPES["check"]
+    sizes = [d for shape in checks for d in _dims(shape)]
+    assert any(d & (d - 1) for d in sizes), "no non-power-of-two size among the check shapes"
+    assert any(d % 2 for d in sizes), "no odd size among the check shapes"
+    misaligned = False
+    for shape in checks:
+        inputs = _tensors(mod.make_inputs(shape, device="cpu", seed=0))
+        biggest = max(t.numel() for t in inputs)
+        assert biggest <= MAX_CHECK_ELEMENTS, f"check shape {shape} has an input of {biggest} elements"
+        misaligned |= any(t.data_ptr() % 16 for t in inputs)
+    assert misaligned, "no check shape gives an input whose data pointer is not 16-byte aligned"
+
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_inputs_are_random_and_seeded(path):
+    mod = _load(path)
+    shape = mod.SHAPES["check"][-1]
+    a = mod.make_inputs(shape, device="cpu", seed=0)
+    b = mod.make_inputs(shape, device="cpu", seed=0)
+    c = mod.make_inputs(shape, device="cpu", seed=1)
+    assert len(a) == len(b) == len(c)
+    for x, y in zip(a, b):
+        assert type(x) is type(y)
+        if isinstance(x, torch.Tensor):
+            assert torch.equal(x, y), "the same seed gave other inputs"
+        else:
+            assert x == y
+    floats = [t for t in _tensors(a) if t.is_floating_point()]
+    assert floats and all(bool(t.ne(0).any()) for t in floats), "an input is all zeros"
+    assert any(not torch.equal(x, z) for x, z in zip(_tensors(a), _tensors(c))), \
+        "another seed gave the same inputs"
+
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_initial_kernel_passes_its_check(path, checks):
+    res = checks["tasks"][path.stem]
+    assert res["ok"], res["error"]
+    assert len(res["cases"]) == 3 * len(_load(path).SHAPES["check"])
+    assert all(c["ok"] and c["rel_err"] is not None and math.isfinite(c["rel_err"]) for c in res["cases"])
+
+
+if __name__ == "__main__":
+    _worker(sys.argv[1], sys.argv[2:])
