@@ -19,7 +19,8 @@
 
 typedef struct sb {
     int ok;
-    const char *root; /* tdx_rep_opts.root */
+    const char *root;   /* tdx_rep_opts.root */
+    tdx_rep__index ix;  /* the run's files by path */
 } sb;
 
 static void put(sb *b, json_t *obj, const char *key, json_t *v)
@@ -103,7 +104,7 @@ static json_t *jlocation(sb *b, const tdx_rep_run *run, const char *file, int li
     }
     put(b, phys, "artifactLocation", jartifact(b, file));
     if (line > 0) {
-        const tdx_rep_file *rf = tdx_rep__file(run, file);
+        const tdx_rep_file *rf = tdx_rep__file(&b->ix, file);
         json_t *r = json_object();
         put(b, r, "startLine", json_integer(line));
         if (col > 0)
@@ -183,14 +184,14 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 // A fingerprint that survives edits elsewhere in the file: the rule, the
 // file, the kernel, the message and the trimmed text of the line (its
 // number only when the text is not at hand).
-static json_t *jfingerprint(const tdx_rep_run *run, const tdx_finding *f)
+static json_t *jfingerprint(const sb *b, const tdx_finding *f)
 {
     uint64_t h = 1469598103934665603ull;
     h = fnv1a(h, f->rule->id);
     h = fnv1a(h, f->file);
     h = fnv1a(h, f->kernel);
     h = fnv1a(h, f->message);
-    const tdx_rep_file *rf = tdx_rep__file(run, f->file);
+    const tdx_rep_file *rf = tdx_rep__file(&b->ix, f->file);
     size_t n;
     const char *s = rf ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
     if (s) {
@@ -240,7 +241,7 @@ static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size
         json_t *locs = json_array();
         push(b, locs, jlocation(b, run, f->file, f->line, f->col, f->end_line, f->end_col));
         put(b, o, "locations", locs);
-        put(b, o, "partialFingerprints", jfingerprint(run, f));
+        put(b, o, "partialFingerprints", jfingerprint(b, f));
     }
     json_t *p = json_object();
     char id[32];
@@ -289,12 +290,16 @@ static int cmp_rule_ptrs(const void *a, const void *b)
 
 tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
-    sb b = {1, o ? o->root : NULL};
+    sb b = {1, o ? o->root : NULL, {0}};
+    if (tdx_rep__index_init(&b.ix, run) != TDX_OK)
+        return TDX_ERR_NOMEM;
     size_t nf = run->ledger ? tdx_ledger_count(run->ledger) : 0;
     /* The rules used, each once, in id order. */
     const tdx_rule **rules = calloc(nf ? nf : 1, sizeof *rules);
-    if (!rules)
+    if (!rules) {
+        tdx_rep__index_free(&b.ix);
         return TDX_ERR_NOMEM;
+    }
     size_t nr = 0;
     for (size_t i = 0; i < nf; i++) {
         const tdx_rule *r = tdx_ledger_at(run->ledger, i)->rule;
@@ -310,6 +315,7 @@ tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf 
     json_t *root = json_object();
     if (!root) {
         free(rules);
+        tdx_rep__index_free(&b.ix);
         return TDX_ERR_NOMEM;
     }
     put(&b, root, "$schema", json_string(SARIF_SCHEMA));
@@ -381,5 +387,6 @@ tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf 
         }
     }
     json_decref(root);
+    tdx_rep__index_free(&b.ix);
     return st;
 }

@@ -5,14 +5,54 @@
 
 #include "report/report_int.h"
 
-const tdx_rep_file *tdx_rep__file(const tdx_rep_run *run, const char *path)
+static int cmp_entries(const void *a, const void *b)
+{
+    const tdx_rep__entry *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+tdx_status tdx_rep__index_init(tdx_rep__index *ix, const tdx_rep_run *run)
+{
+    ix->run = run;
+    ix->n = 0;
+    ix->order = malloc((run->nfiles ? run->nfiles : 1) * sizeof *ix->order);
+    if (!ix->order)
+        return TDX_ERR_NOMEM;
+    for (size_t i = 0; i < run->nfiles; i++)
+        if (run->files[i].path)
+            ix->order[ix->n++] = (tdx_rep__entry){run->files[i].path, i};
+    qsort(ix->order, ix->n, sizeof *ix->order, cmp_entries);
+    return TDX_OK;
+}
+
+void tdx_rep__index_free(tdx_rep__index *ix)
+{
+    free(ix->order);
+    ix->order = NULL;
+}
+
+const tdx_rep_file *tdx_rep__file(const tdx_rep__index *ix, const char *path)
 {
     if (!path)
         return NULL;
-    for (size_t i = 0; i < run->nfiles; i++)
-        if (run->files[i].path && strcmp(run->files[i].path, path) == 0)
-            return &run->files[i];
+    size_t lo = 0, hi = ix->n; /* first entry whose path is >= path */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->order[mid].path, path) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < ix->n && strcmp(ix->order[lo].path, path) == 0)
+        return &ix->run->files[ix->order[lo].i];
     return NULL;
+}
+
+size_t tdx_rep__rank(const tdx_rep__index *ix, const char *path)
+{
+    const tdx_rep_file *f = tdx_rep__file(ix, path);
+    return f ? (size_t)(f - ix->run->files) : ix->run->nfiles;
 }
 
 const char *tdx_rep__line(const char *text, size_t len, int line, size_t *linelen)
@@ -80,8 +120,9 @@ static int cmp_items(const void *a, const void *b)
     return (x->f->id > y->f->id) - (x->f->id < y->f->id);
 }
 
-tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n)
+tdx_finding **tdx_rep__sorted(const tdx_rep__index *ix, size_t *n)
 {
+    const tdx_rep_run *run = ix->run;
     size_t len = run->ledger ? tdx_ledger_count(run->ledger) : 0;
     *n = len;
     sort_item *items = calloc(len ? len : 1, sizeof *items);
@@ -93,8 +134,7 @@ tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n)
     }
     for (size_t i = 0; i < len; i++) {
         items[i].f = tdx_ledger_at(run->ledger, i);
-        const tdx_rep_file *rf = tdx_rep__file(run, items[i].f->file);
-        items[i].rank = rf ? (size_t)(rf - run->files) : run->nfiles;
+        items[i].rank = tdx_rep__rank(ix, items[i].f->file);
     }
     qsort(items, len, sizeof *items, cmp_items);
     for (size_t i = 0; i < len; i++)
