@@ -17,6 +17,8 @@ void tdx_in_list_init(tdx_in_list *l)
     tdx_arena_init(&l->arena, 16 * 1024);
     l->files = NULL;
     l->len = l->cap = l->nbad = 0;
+    l->seen = NULL;
+    l->seen_cap = 0;
 }
 
 void tdx_in_list_free(tdx_in_list *l)
@@ -24,6 +26,9 @@ void tdx_in_list_free(tdx_in_list *l)
     for (size_t i = 0; i < l->len; i++)
         free(l->files[i].text);
     free(l->files);
+    free(l->seen);
+    l->seen = NULL;
+    l->seen_cap = 0;
     tdx_arena_free(&l->arena);
     l->files = NULL;
     l->len = l->cap = l->nbad = 0;
@@ -52,9 +57,52 @@ static const char *errno_msg(int e, char *tmp, size_t n)
     return tmp;
 }
 
-// Append one file to the list (the path is copied into the list's arena).
+static size_t hash_path(const char *s)
+{
+    size_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    return h;
+}
+
+// Slot of path in the seen-set: where it is, or the empty slot it would go.
+static size_t seen_slot(const tdx_in_list *l, const char *path)
+{
+    size_t m = l->seen_cap - 1, i = hash_path(path) & m;
+    while (l->seen[i] && strcmp(l->files[l->seen[i] - 1].path, path) != 0)
+        i = (i + 1) & m;
+    return i;
+}
+
+// Make room in the seen-set for one more path (kept at most half full).
+static tdx_status seen_grow(tdx_in_list *l)
+{
+    if (l->seen_cap && (l->len + 1) * 2 <= l->seen_cap)
+        return TDX_OK;
+    size_t cap = l->seen_cap ? l->seen_cap * 2 : 64;
+    size_t *old = l->seen, oldcap = l->seen_cap;
+    l->seen = calloc(cap, sizeof *l->seen);
+    if (!l->seen) {
+        l->seen = old;
+        return TDX_ERR_NOMEM;
+    }
+    l->seen_cap = cap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i])
+            l->seen[seen_slot(l, l->files[old[i] - 1].path)] = old[i];
+    free(old);
+    return TDX_OK;
+}
+
+// Append one file to the list (the path is copied into the list's arena),
+// unless the same path is already in it.
 static tdx_status push_file(tdx_in_list *l, const char *path, const char *arg, int explicit_)
 {
+    if (seen_grow(l) != TDX_OK)
+        return TDX_ERR_NOMEM;
+    size_t slot = seen_slot(l, path);
+    if (l->seen[slot])
+        return TDX_OK;
     if (l->len == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         tdx_in_file *p = realloc(l->files, cap * sizeof *p);
@@ -71,6 +119,7 @@ static tdx_status push_file(tdx_in_list *l, const char *path, const char *arg, i
         return TDX_ERR_NOMEM;
     f->explicit_ = explicit_;
     l->len++;
+    l->seen[slot] = l->len;
     return TDX_OK;
 }
 

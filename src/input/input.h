@@ -36,12 +36,16 @@ typedef struct tdx_in_list {
     tdx_in_file *files; /* heap array */
     size_t len, cap;
     size_t nbad;        /* arguments or files that could not be used */
+    size_t *seen;       /* open-addressing set of path hashes -> index + 1,
+                           so that a file named twice is triaged once */
+    size_t seen_cap;
 } tdx_in_list;
 
 void tdx_in_list_init(tdx_in_list *l);
 void tdx_in_list_free(tdx_in_list *l);
 
-/* Add one argument: a file, or a directory to walk. A path that does not
+/* Add one argument: a file, or a directory to walk. A path already in the
+ * list (the same spelling) is not added again. A path that does not
  * exist or cannot be listed gives a diag "path: error: ..." and
  * TDX_ERR_IO (nbad counts it); a directory with no *.py file adds nothing
  * and gives a note. TDX_ERR_NOMEM on allocation failure. */
