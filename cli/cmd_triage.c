@@ -36,8 +36,10 @@ static void usage(FILE *f)
           f);
 }
 
-// Print the diags added since *done to stderr.
-static void flush_diags(const tdx_diags *d, size_t *done, const tdx_rep_opts *o)
+// Print the diags added since *done to stderr (with carets under those in
+// src, the file just read, when o asks for them).
+static void flush_diags(const tdx_diags *d, size_t *done, const tdx_in_file *src,
+                        const tdx_rep_opts *o)
 {
     if (*done >= d->len)
         return;
@@ -46,7 +48,10 @@ static void flush_diags(const tdx_diags *d, size_t *done, const tdx_rep_opts *o)
     part.len = d->len - *done;
     tdx_buf b;
     tdx_buf_init(&b, 0);
-    if (tdx_rep_diags_text(&part, o, &b) == TDX_OK) {
+    tdx_rep_file rf = {0};
+    if (src)
+        rf = (tdx_rep_file){src->path, src->text, src->len, src->status};
+    if (tdx_rep_diags_text(&part, src && src->text ? &rf : NULL, o, &b) == TDX_OK) {
         fflush(stdout);
         fputs(tdx_buf_str(&b), stderr);
     }
@@ -85,12 +90,14 @@ static tdx_status triage_all(tdx_in_list *in, tdx_ledger *led, tdx_diags *d, int
             } else if (f->explicit_ && led->kernels.len == k0) {
                 tdx_diags_add(d, TDX_SEV_NOTE, f->path, 0, 0, "no @triton.jit kernel found");
             }
+        }
+        flush_diags(d, shown, f, eo);
+        if (f->text) {
             if (keep && kept + f->len <= KEEP_TEXT_MAX)
                 kept += f->len;
             else
                 tdx_in_unload(in, i);
         }
-        flush_diags(d, shown, eo);
     }
     return TDX_OK;
 }
@@ -157,6 +164,7 @@ int tdx_cmd_triage(int argc, char **argv)
     out_o.caret = fmt == FMT_TEXT && (caret == TDX_COLOR_ALWAYS ||
                                       (caret == TDX_COLOR_AUTO && isatty(fileno(stdout))));
     err_o.color = tdx_cli_use_color(color, stderr);
+    err_o.caret = caret == TDX_COLOR_ALWAYS || (caret == TDX_COLOR_AUTO && isatty(fileno(stderr)));
     /* SARIF URIs are relative to the checkout; absolute paths under the
      * working directory are made relative to it. */
     char cwd[4096];
@@ -173,7 +181,7 @@ int tdx_cmd_triage(int argc, char **argv)
     for (int i = 0; i < npaths && !failed; i++) {
         if (tdx_in_add(&in, paths[i], &d) == TDX_ERR_NOMEM)
             failed = 1;
-        flush_diags(&d, &shown, &err_o);
+        flush_diags(&d, &shown, NULL, &err_o);
     }
     if (!failed &&
         triage_all(&in, &led, &d, out_o.caret || fmt == FMT_SARIF, &shown, &err_o) != TDX_OK)

@@ -74,7 +74,7 @@ static tdx_status add_caret(tdx_buf *b, const tdx_rep_opts *o, const tdx_rep_fil
                             const tdx_finding *f)
 {
     size_t n;
-    const char *s = rf ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
+    const char *s = rf && f->line > 0 ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
     if (!s || n > CARET_MAX_LINE)
         return TDX_OK;
     tdx_status st = tdx_buf_printf(b, "%5d | ", f->line);
@@ -322,7 +322,8 @@ tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, t
                           plural(t->files, "file", "files"));
 }
 
-tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf *out)
+tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_file *src, const tdx_rep_opts *o,
+                              tdx_buf *out)
 {
     tdx_status st = TDX_OK;
     for (size_t i = 0; d && i < d->len && !st; i++) {
@@ -334,6 +335,12 @@ tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf
             st = add_cleans(out, g->msg ? g->msg : "");
         if (!st)
             st = tdx_buf_addc(out, '\n');
+        if (!st && o->caret && src && src->path && g->file && strcmp(src->path, g->file) == 0) {
+            tdx_finding at = {0};
+            at.line = g->line;
+            at.col = g->col;
+            st = add_caret(out, o, src, &at);
+        }
     }
     return st;
 }
