@@ -220,6 +220,17 @@ static json_t *jfingerprint(const sb *b, const tdx_finding *f)
     return o;
 }
 
+// The kernel (with a file) that a finding without a location is about.
+static const tdx_kernel_info *kernel_of(const tdx_rep_run *run, const tdx_finding *f)
+{
+    for (size_t i = 0; f->kernel && run->ledger && i < run->ledger->kernels.len; i++) {
+        const tdx_kernel_info *k = run->ledger->kernels.items[i];
+        if (k->file && k->name && strcmp(k->name, f->kernel) == 0)
+            return k;
+    }
+    return NULL;
+}
+
 static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size_t rule_index)
 {
     json_t *o = json_object();
@@ -237,11 +248,18 @@ static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size
         st = tdx_buf_printf(&t, "\nRewrite family: %s", f->family);
     put(b, o, "message", st ? NULL : jtext(tdx_buf_str(&t)));
     tdx_buf_free(&t);
+    /* Code scanning shows only results with a location: a finding about a
+     * kernel as a whole (a GPU measurement) is anchored at its def line. */
+    const tdx_kernel_info *k = f->file ? NULL : kernel_of(run, f);
     if (f->file) {
         json_t *locs = json_array();
         push(b, locs, jlocation(b, run, f->file, f->line, f->col, f->end_line, f->end_col));
         put(b, o, "locations", locs);
         put(b, o, "partialFingerprints", jfingerprint(b, f));
+    } else if (k) {
+        json_t *locs = json_array();
+        push(b, locs, jlocation(b, run, k->file, k->line, k->col, 0, 0));
+        put(b, o, "locations", locs);
     }
     json_t *p = json_object();
     char id[32];

@@ -455,6 +455,15 @@ static void sarif_golden_and_structure(void **state)
                                             "artifactLocation"),
                             "uri")),
                         "lib/other%20file.py");
+    /* The finding without a file is anchored at its kernel's def line. */
+    json_t *r6 = json_array_get(json_object_get(run, "results"), 5);
+    json_t *pl6 = json_object_get(json_array_get(json_object_get(r6, "locations"), 0),
+                                  "physicalLocation");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(pl6, "artifactLocation"), "uri")),
+        "report/kern.py");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(pl6, "region"), "startLine")),
+                     6);
     json_t *inv = json_array_get(json_object_get(run, "invocations"), 0);
     assert_true(json_is_false(json_object_get(inv, "executionSuccessful")));
     assert_int_equal(json_array_size(json_object_get(inv, "toolExecutionNotifications")), 2);
