@@ -51,7 +51,7 @@ static void flush_diags(const tdx_diags *d, size_t *done, const tdx_in_file *src
     tdx_rep_file rf = {0};
     if (src)
         rf = (tdx_rep_file){src->path, src->text, src->len, src->status};
-    if (tdx_rep_diags_text(&part, src && src->text ? &rf : NULL, o, &b) == TDX_OK) {
+    if (tdx_rep_diags_text_src(&part, src && src->text ? &rf : NULL, o, &b) == TDX_OK) {
         fflush(stdout);
         fputs(tdx_buf_str(&b), stderr);
     }

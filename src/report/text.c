@@ -322,8 +322,13 @@ tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, t
                           plural(t->files, "file", "files"));
 }
 
-tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_file *src, const tdx_rep_opts *o,
-                              tdx_buf *out)
+tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf *out)
+{
+    return tdx_rep_diags_text_src(d, NULL, o, out);
+}
+
+tdx_status tdx_rep_diags_text_src(const tdx_diags *d, const tdx_rep_file *src,
+                                  const tdx_rep_opts *o, tdx_buf *out)
 {
     tdx_status st = TDX_OK;
     for (size_t i = 0; d && i < d->len && !st; i++) {

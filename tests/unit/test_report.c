@@ -180,14 +180,14 @@ static void text_golden(void **state)
     check_golden("canned.color.golden", &b);
 
     tdx_buf_reset(&b);
-    assert_int_equal(tdx_rep_diags_text(&c.diags, NULL, &plain, &b), TDX_OK);
+    assert_int_equal(tdx_rep_diags_text(&c.diags, &plain, &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "report/bad.py:3:7: error: invalid syntax\n"
                                          "report/empty.py: note: empty file, nothing to triage\n");
     /* With a caret, under the diag located in the file at hand only. */
     tdx_buf_reset(&b);
     tdx_rep_file bad = {"report/bad.py", "a\nb\ndef f(:\n", 12, TDX_ERR_PARSE};
     tdx_rep_opts oc = {.caret = 1};
-    assert_int_equal(tdx_rep_diags_text(&c.diags, &bad, &oc, &b), TDX_OK);
+    assert_int_equal(tdx_rep_diags_text_src(&c.diags, &bad, &oc, &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "report/bad.py:3:7: error: invalid syntax\n"
                                          "    3 | def f(:\n"
                                          "      |       ^\n"
