@@ -234,16 +234,35 @@ const char *tdx_rep__level_name(int level)
     return "unknown level";
 }
 
-// Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid.
+// Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid:
+// overlong forms, surrogates and code points past U+10FFFF are invalid
+// (RFC 3629), as JSON parsers and Jansson itself require.
 static size_t utf8_seq(const unsigned char *s)
 {
     unsigned c = s[0];
     if (c < 0x80)
         return 1;
-    size_t k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (k == 0 || (k == 2 && c < 0xC2))
+    size_t k;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        k = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        k = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        k = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else
         return 0;
-    for (size_t i = 1; i < k; i++)
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < k; i++)
         if ((s[i] & 0xC0) != 0x80)
             return 0;
     return k;

@@ -517,6 +517,11 @@ static void uri_and_columns(void **state)
     assert_null(tdx_rep__under("rel/a.py", "/work"));
     tdx_buf_free(&b);
 
+    char *c = tdx_rep__utf8_clean("\xed\xa0\x80|\xe0\x80\x80|\xf4\x90\x80\x80|\xc0\xaf|"
+                                  "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|\xe2\x82");
+    assert_string_equal(c, "???|???|????|??|\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|??");
+    free(c);
+
     const char *src = "ab\n\xc3\xa9\xe2\x82\xac" "x\r\n";
     tdx_rep_file f = {"f.py", src, strlen(src), TDX_OK};
     assert_int_equal(tdx_rep__cp_col(&f, 1, 2), 2);
@@ -550,6 +555,63 @@ static void renderers_respect_the_buffer_cap(void **state)
     canned_free(&c);
 }
 
+// Random bytes in every string and random positions (a fixed seed): JSON
+// and SARIF stay parseable, text has no control character but \n and \t.
+static void renderers_survive_random_input(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        tdx_ledger l;
+        tdx_ledger_init(&l);
+        char msg[64], path[32], src[256];
+        for (size_t i = 0; i < sizeof src - 1; i++) {
+            seed = seed * 1103515245u + 12345u;
+            src[i] = (char)((seed >> 16) & 0xff);
+            if (src[i] == 0)
+                src[i] = '\n';
+        }
+        src[sizeof src - 1] = '\0';
+        memcpy(path, src, sizeof path - 1);
+        path[sizeof path - 1] = '\0';
+        tdx_rep_file file = {path, src, strlen(src), TDX_OK};
+        for (int k = 0; k < 5; k++) {
+            memcpy(msg, src + 40 + k * 30, sizeof msg - 1);
+            msg[sizeof msg - 1] = '\0';
+            seed = seed * 1103515245u + 12345u;
+            int line = (int)(seed >> 20) % 12 - 1, col = (int)(seed >> 8) % 90 - 1;
+            tdx_finding *f = tdx_ledger_add(&l, "TDX000", k == 4 ? NULL : path, line, col, "%s", msg);
+            assert_non_null(f);
+            f->end_line = line + (int)(seed & 1);
+            f->end_col = col + (int)(seed >> 28) - 4;
+            tdx_finding_set_kernel(&l, f, msg + 3);
+            tdx_finding_set_hypothesis(&l, f, "%s", msg + 5);
+            tdx_finding_set_evidence(&l, f, msg + 7);
+            tdx_finding_fact(&l, f, msg + 9, "%s", msg + 11);
+        }
+        tdx_ledger_add_kernel(&l, msg, path, 2, 3, msg + 1, 0.3);
+        tdx_rep_run run = {&l, &file, 1, NULL};
+        tdx_buf b;
+        tdx_buf_init(&b, 0);
+        tdx_rep_opts o = {.color = round & 1, .caret = 1, .root = "/"};
+        assert_int_equal(tdx_rep_text(&run, &o, &b), TDX_OK);
+        for (size_t i = 0; i < b.len; i++) {
+            unsigned char c = (unsigned char)b.data[i];
+            assert_true(c >= 0x20 || c == '\n' || c == '\t' || (o.color && c == 033));
+        }
+        tdx_buf_reset(&b);
+        assert_int_equal(tdx_rep_json(&run, &o, &b), TDX_OK);
+        json_t *j = json_loads(tdx_buf_str(&b), 0, NULL);
+        assert_non_null(j);
+        json_decref(j);
+        tdx_buf_reset(&b);
+        assert_int_equal(tdx_rep_sarif(&run, &o, &b), TDX_OK);
+        check_sarif_structure(tdx_buf_str(&b), 5);
+        tdx_buf_free(&b);
+        tdx_ledger_free(&l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -562,6 +624,7 @@ int main(void)
         cmocka_unit_test(sarif_golden_and_structure),
         cmocka_unit_test(uri_and_columns),
         cmocka_unit_test(renderers_respect_the_buffer_cap),
+        cmocka_unit_test(renderers_survive_random_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
