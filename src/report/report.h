@@ -64,8 +64,9 @@ void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t);
 
 /* Compiler-style text: per file, the kernel summary notes and the findings
  * in line order, each `file:line:col: warning: message [TDX012]` followed by
- * the caret (when asked) and `note:` lines for the hypothesis, the rewrite
- * family and any evidence. Diags are not included (they go to stderr). */
+ * the caret (when asked) and `note:` lines for the hypothesis ("why:"), the
+ * rewrite family, the facts, the findings it builds on and the evidence.
+ * Diags are not included (they go to stderr). */
 tdx_status tdx_rep_text(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out);
 /* The closing line: "N warnings, M errors in K kernels of F files". */
 tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, tdx_buf *out);

@@ -125,6 +125,19 @@ static tdx_status add_note(tdx_buf *b, const tdx_rep_opts *o, const tdx_finding 
     return st;
 }
 
+// The finding with ledger id `id` (ids follow the order of addition, which
+// a sort of the ledger may have changed, hence the search).
+static const tdx_finding *cited(const tdx_ledger *l, int id)
+{
+    size_t n = l ? tdx_ledger_count(l) : 0;
+    if (id >= 1 && (size_t)id <= n && tdx_ledger_at(l, (size_t)id - 1)->id == id)
+        return tdx_ledger_at(l, (size_t)id - 1);
+    for (size_t i = 0; i < n; i++)
+        if (tdx_ledger_at(l, i)->id == id)
+            return tdx_ledger_at(l, i);
+    return NULL;
+}
+
 // One finding: the headline, the caret, and the notes behind it.
 static tdx_status add_finding(tdx_buf *b, const tdx_rep__index *ix, const tdx_rep_opts *o,
                               const tdx_finding *f)
@@ -159,6 +172,21 @@ static tdx_status add_finding(tdx_buf *b, const tdx_rep__index *ix, const tdx_re
             st = tdx_buf_printf(&t, "%s%s=%s", i ? ", " : "", f->facts[i].key, f->facts[i].value);
         if (!st)
             st = add_note(b, o, f, "facts: ", tdx_buf_str(&t));
+        tdx_buf_free(&t);
+    }
+    for (size_t i = 0; !st && i < f->ncites; i++) {
+        const tdx_finding *c = cited(ix->run->ledger, f->cites[i]);
+        if (!c)
+            continue;
+        tdx_buf t;
+        tdx_buf_init(&t, 4096);
+        st = tdx_buf_printf(&t, "%s %s", c->rule->id, c->rule->name);
+        if (!st && c->file && c->line > 0)
+            st = tdx_buf_printf(&t, " at %s:%d", c->file, c->line);
+        if (!st && c->file && c->line > 0 && c->col > 0)
+            st = tdx_buf_printf(&t, ":%d", c->col);
+        if (!st)
+            st = add_note(b, o, f, "builds on: ", tdx_buf_str(&t));
         tdx_buf_free(&t);
     }
     if (!st && f->evidence && *f->evidence) {
