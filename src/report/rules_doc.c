@@ -103,13 +103,26 @@ static tdx_status add_anchor(tdx_buf *b, const tdx_rule *r)
     return st;
 }
 
+// Is the first word of s plain lower-case English, safe to capitalise?
+// Identifiers (num_warps, tl.dot, do_not_specialize) and the tool's own
+// name keep their spelling.
+static int capitalisable(const char *s)
+{
+    if (!islower((unsigned char)s[0]) || strncmp(s, "tritondx", 8) == 0)
+        return 0;
+    for (; *s && *s != ' '; s++)
+        if (!islower((unsigned char)*s) && *s != '-' && *s != '\'' && *s != ',' && *s != ':')
+            return 0;
+    return 1;
+}
+
 // Append s as a sentence: first letter upper case, a full stop at the end
 // (rule texts are written message-style, lower case without a full stop).
 static tdx_status add_sentence(tdx_buf *b, const char *s)
 {
     size_t n = strlen(s);
     tdx_status st = TDX_OK;
-    if (n && islower((unsigned char)s[0]) && strncmp(s, "tritondx", 8) != 0)
+    if (n && capitalisable(s))
         st = tdx_buf_addc(b, (char)toupper((unsigned char)s[0])), s++, n--;
     if (!st)
         st = tdx_buf_add(b, s, n);
