@@ -3,6 +3,9 @@
 set -u
 TDX=${1:?usage: test.sh TRITONDX SOURCE_DIR}
 SRC=${2:?usage: test.sh TRITONDX SOURCE_DIR}
+# Absolute, since tests change directory.
+TDX=$(cd "$(dirname "$TDX")" && pwd)/$(basename "$TDX")
+SRC=$(cd "$SRC" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tdx_cli.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 NCHECKS=0
@@ -45,7 +48,7 @@ expect_err_one_line_messages() {
 # A Python assertion over the stdout parsed as JSON (bound to `d`).
 expect_json() {
     NCHECKS=$((NCHECKS + 1))
-    python3 - "$TMP/out" "$1" <<'PY' || fail "JSON check failed: $1"
+    python3 -S - "$TMP/out" "$1" <<'PY' || fail "JSON check failed: $1"
 import json, sys
 d = json.load(open(sys.argv[1]))
 ok = eval(sys.argv[2], {"d": d})
