@@ -35,8 +35,11 @@
 #include "base/status.h"
 #include "source/token.h"
 
-/* Nesting deeper than this (brackets, blocks, operators) is an error. */
-enum { TDX_SRC_MAX_DEPTH = 200 };
+/* Nesting deeper than TDX_SRC_MAX_DEPTH (brackets, blocks, unary and
+ * conditional operators) is an error, and so is a tree taller than
+ * TDX_SRC_MAX_HEIGHT (long operator chains: a+b+c+... nests to the left), so
+ * that every recursive walk over a tree is bounded too. */
+enum { TDX_SRC_MAX_DEPTH = 200, TDX_SRC_MAX_HEIGHT = 1000 };
 
 typedef enum tdx_src_kind {
     TDX_SRC_MODULE = 0, /* body*: statements. Spans the whole source. */
@@ -44,8 +47,9 @@ typedef enum tdx_src_kind {
 
     /* statements */
     TDX_SRC_FUNCDEF,    /* name; decorator*: DECORATOR, param*: PARAM, returns?: expr,
-                           body*: stmt. flags ASYNC */
-    TDX_SRC_CLASSDEF,   /* name; decorator*, base*: expr, keyword*: KEYWORD, body* */
+                           body*: stmt. flags ASYNC. Spans from its first decorator */
+    TDX_SRC_CLASSDEF,   /* name; decorator*, base*: expr, keyword*: KEYWORD, body*.
+                           Spans from its first decorator */
     TDX_SRC_DECORATOR,  /* value: expr. Spans from `@` to the end of the expression */
     TDX_SRC_PARAM,      /* name (NULL for a bare `*` or `/`); annotation?: expr,
                            default?: expr. flags STAR (*args), DSTAR (**kw), SLASH (/) */
@@ -140,6 +144,7 @@ struct tdx_src_node {
     uint8_t role;              /* tdx_src_role: what this node is to its parent */
     uint8_t op;                /* tdx_src_op, for the kinds that say so */
     uint16_t flags;            /* TDX_SRC_F_* */
+    uint16_t height;           /* height of the subtree: 1 for a leaf */
     uint32_t start, end;       /* byte span [start, end) */
     int32_t line, col;         /* 1-based, of start */
     int32_t end_line, end_col; /* 1-based, of end (one past the last byte) */
