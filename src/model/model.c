@@ -653,6 +653,27 @@ static int visit_helper_ref(tdx_src_node *n, void *ud)
     return 0;
 }
 
+static int visit_return(tdx_src_node *n, void *ud)
+{
+    if (n->kind == TDX_SRC_FUNCDEF || n->kind == TDX_SRC_LAMBDA || n->kind == TDX_SRC_CLASSDEF)
+        return 1;
+    if (n->kind == TDX_SRC_RETURN && tdx_src_kid(n, TDX_SRC_R_VALUE)) {
+        *(int *)ud = 1;
+        return -1;
+    }
+    return 0;
+}
+
+// Non-zero when a FUNCDEF has `return <value>` in its own body.
+static int returns_value(const tdx_src_node *def)
+{
+    int found = 0;
+    for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s && !found;
+         s = tdx_src_next(def, TDX_SRC_R_BODY, s))
+        tdx_src_walk((tdx_src_node *)s, visit_return, &found);
+    return found;
+}
+
 static int is_pointer_name(const char *s)
 {
     size_t n = strlen(s);
@@ -704,6 +725,10 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
     }
     for (size_t i = 0; i < f->kernels.len; i++) {
         tdx_km_kernel *k = f->kernels.items[i];
+        /* a kernel cannot return a value: a jit function that does is a
+         * device function (a helper), even when this file never calls it */
+        if (!k->launches.len && returns_value(k->def))
+            k->is_helper = 1;
         if (k->is_helper)
             continue;
         if ((st = tdx_km_eval_kernel(f, k, arena)))

@@ -479,6 +479,55 @@ static tdx_km_val access(ctx *c, const tdx_src_node *call, tdx_km_access_kind ki
     return r;
 }
 
+// A tensor-descriptor (TMA) access: desc.load(offsets), desc.store(offsets,
+// value), tl._experimental_descriptor_load(desc, offsets, shape, dtype).
+static tdx_km_val desc_access(ctx *c, const tdx_src_node *call, tdx_km_access_kind kind,
+                              const tdx_src_node *desc, const tdx_src_node *value)
+{
+    tdx_km_access *a = tdx_arena_alloc(c->arena, sizeof *a);
+    if (!a) {
+        c->st = TDX_ERR_NOMEM;
+        return v_none();
+    }
+    a->kind = kind;
+    a->op = kind == TDX_KM_LOAD ? "load" : "store";
+    a->call = call;
+    a->ptr = desc;
+    a->loop = c->loop;
+    a->helper = c->helper;
+    if (desc)
+        a->addr = eval(c, desc);
+    a->addr.flags |= TDX_KM_V_BLOCKPTR;
+    if (!a->addr.base)
+        a->addr.base = a->addr.param;
+    /* every other argument once: the offsets, and the stored value */
+    for (uint32_t i = 0; i < call->nkids; i++) {
+        const tdx_src_node *x = call->kids[i];
+        if (x->role == TDX_SRC_R_FUNC || x == desc)
+            continue;
+        if (x->kind == TDX_SRC_KEYWORD)
+            x = tdx_src_kid(x, TDX_SRC_R_VALUE);
+        if (!x)
+            continue;
+        tdx_km_val v = eval(c, x);
+        if (x == value)
+            a->value = v;
+        c->k->pid_tiled |= v.pids;
+        c->k->pid_addr |= v.pids;
+    }
+    if (tdx_ptrvec_push(c->arena, &c->k->accesses, a) != 0) {
+        c->st = TDX_ERR_NOMEM;
+        return v_none();
+    }
+    if (kind != TDX_KM_LOAD)
+        return v_none();
+    tdx_km_val r = v_none();
+    r.flags = TDX_KM_V_DATA;
+    r.rank = a->addr.rank;
+    memcpy(r.axis, a->addr.axis, sizeof r.axis);
+    return r;
+}
+
 // The rank and axis sizes of a shape argument: (BLOCK_M, BLOCK_N) or [BLOCK].
 static void shape_axes(ctx *c, const tdx_src_node *shape, tdx_km_val *v)
 {
@@ -637,6 +686,26 @@ static tdx_km_val call(ctx *c, const tdx_src_node *n)
             return access(c, n, TDX_KM_STORE, "store");
         if (strncmp(tl, "atomic_", 7) == 0)
             return access(c, n, TDX_KM_ATOMIC, tl);
+        if (strcmp(tl, "_experimental_descriptor_load") == 0 ||
+            strcmp(tl, "load_tensor_descriptor") == 0)
+            return desc_access(c, n, TDX_KM_LOAD, tdx_src_call_arg(n, 0), NULL);
+        if (strcmp(tl, "_experimental_descriptor_store") == 0 ||
+            strcmp(tl, "store_tensor_descriptor") == 0)
+            return desc_access(c, n, TDX_KM_STORE, tdx_src_call_arg(n, 0),
+                               tdx_src_call_arg(n, 1));
+        if (strcmp(tl, "make_tensor_descriptor") == 0 ||
+            strcmp(tl, "_experimental_make_tensor_descriptor") == 0) {
+            const tdx_src_node *base = arg_or_kw(n, 0, "base");
+            tdx_km_val b = base ? eval(c, base) : v_none();
+            tdx_km_val o = merge_args(c, n);
+            tdx_km_val v = v_none();
+            v.flags = TDX_KM_V_BLOCKPTR | (o.flags & (TDX_KM_V_PID | TDX_KM_V_RUNTIME));
+            v.base = b.base ? b.base : b.param;
+            shape_axes(c, arg_or_kw(n, 3, "block_shape"), &v);
+            for (int i = 0; i < v.rank; i++)
+                v.axis[i].mult = i == 0 ? TDX_KM_MULT_UNIT : TDX_KM_MULT_OTHER;
+            return v;
+        }
         if (strcmp(tl, "dot") == 0 || strcmp(tl, "dot_scaled") == 0)
             return dot(c, n);
         if (name_in(tl, REDUCTIONS))
@@ -762,6 +831,10 @@ static tdx_km_val call(ctx *c, const tdx_src_node *n)
         }
         if (name_in(fn->name, REDUCTIONS))
             return reduce(c, n, fn->name, obj, arg_or_kw(n, 0, "axis"));
+        if (strcmp(fn->name, "load") == 0)
+            return desc_access(c, n, TDX_KM_LOAD, obj, NULL);
+        if (strcmp(fn->name, "store") == 0)
+            return desc_access(c, n, TDX_KM_STORE, obj, arg_or_kw(n, 1, "value"));
         if (name_in(fn->name, SCANS)) {
             tdx_km_val v = obj ? eval(c, obj) : v_none();
             tdx_km_op *op = new_op(c, TDX_KM_OP_SCAN, fn->name, n);
