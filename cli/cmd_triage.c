@@ -16,6 +16,7 @@
 
 enum { FMT_TEXT, FMT_JSON, FMT_SARIF };
 
+// The help text.
 static void usage(FILE *f)
 {
     fputs("usage: tritondx triage [options] FILE|DIR...\n\n"
@@ -59,6 +60,7 @@ static void flush_diags(const tdx_diags *d, size_t *done, const tdx_in_file *src
     *done = d->len;
 }
 
+// Parse an auto|always|never value, with a message when invalid.
 static int parse_mode(const char *opt, const char *v, tdx_color_mode *m)
 {
     if (tdx_cli_parse_color(v, m) == 0)
@@ -102,6 +104,7 @@ static tdx_status triage_all(tdx_in_list *in, tdx_ledger *led, tdx_diags *d, int
     return TDX_OK;
 }
 
+// Parse options, expand inputs, triage, render, and pick the exit code.
 int tdx_cmd_triage(int argc, char **argv)
 {
     int fmt = FMT_TEXT;

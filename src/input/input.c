@@ -12,6 +12,7 @@
 /* Walks deeper than this are almost surely a mistake (or a crafted tree). */
 #define TDX_IN_MAX_DEPTH 64
 
+// An empty list.
 void tdx_in_list_init(tdx_in_list *l)
 {
     tdx_arena_init(&l->arena, 16 * 1024);
@@ -21,6 +22,7 @@ void tdx_in_list_init(tdx_in_list *l)
     l->seen_cap = 0;
 }
 
+// Release every path, text and the list itself.
 void tdx_in_list_free(tdx_in_list *l)
 {
     for (size_t i = 0; i < l->len; i++)
@@ -57,6 +59,7 @@ static const char *errno_msg(int e, char *tmp, size_t n)
     return tmp;
 }
 
+// djb2 over a path, for the seen-set.
 static size_t hash_path(const char *s)
 {
     size_t h = 5381;
@@ -123,6 +126,7 @@ static tdx_status push_file(tdx_in_list *l, const char *path, const char *arg, i
     return TDX_OK;
 }
 
+// Directory entries in byte order (locale-independent, reproducible).
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -134,6 +138,7 @@ static int skipped_name(const char *name)
     return name[0] == '.' || strcmp(name, "__pycache__") == 0;
 }
 
+// Does the name end in ".py" (with something before it)?
 static int is_py(const char *name)
 {
     size_t n = strlen(name);
@@ -251,6 +256,7 @@ static tdx_status walk(tdx_in_list *l, const char *dir, const char *arg, int dep
     return st;
 }
 
+// Expand one command-line argument into files.
 tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
 {
     char tmp[128];
@@ -279,6 +285,7 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
     return st;
 }
 
+// Read one file with the cap and the binary check.
 tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
 {
     tdx_in_file *f = &l->files[i];
@@ -326,6 +333,7 @@ tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
     return TDX_OK;
 }
 
+// Free one file's text.
 void tdx_in_unload(tdx_in_list *l, size_t i)
 {
     free(l->files[i].text);
@@ -333,6 +341,7 @@ void tdx_in_unload(tdx_in_list *l, size_t i)
     l->files[i].len = 0;
 }
 
+// Record a file's failure, counting each file once.
 void tdx_in_mark_bad(tdx_in_list *l, size_t i, tdx_status st)
 {
     if (l->files[i].status == TDX_OK && st != TDX_OK)

@@ -34,6 +34,7 @@ static tdx_status add_wrapped(tdx_buf *b, const char *text, const char *indent, 
     return st;
 }
 
+// One aligned line per rule under a header line.
 tdx_status tdx_rep_rules_list(const tdx_rule *rules, size_t n, tdx_buf *out)
 {
     int w = 4;
@@ -49,6 +50,7 @@ tdx_status tdx_rep_rules_list(const tdx_rule *rules, size_t n, tdx_buf *out)
     return st;
 }
 
+// One rule in full, wrapped for a terminal.
 tdx_status tdx_rep_rule_explain(const tdx_rule *r, tdx_buf *out)
 {
     tdx_status st = tdx_buf_printf(out, "%s %s: %s\n\n", r->id, r->name, r->short_desc);
@@ -131,6 +133,7 @@ static tdx_status add_sentence(tdx_buf *b, const char *s)
     return st;
 }
 
+// The reference page: an index table, then one section per rule by level.
 tdx_status tdx_rep_rules_markdown(const tdx_rule *rules, size_t n, tdx_buf *out)
 {
     tdx_status st = tdx_buf_adds(

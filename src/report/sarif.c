@@ -23,18 +23,21 @@ typedef struct sb {
     tdx_rep__index ix;  /* the run's files by path */
 } sb;
 
+// Set obj[key] = v, remembering a failed allocation.
 static void put(sb *b, json_t *obj, const char *key, json_t *v)
 {
     if (!v || json_object_set_new(obj, key, v) != 0)
         b->ok = 0;
 }
 
+// Append v to arr, remembering a failed allocation.
 static void push(sb *b, json_t *arr, json_t *v)
 {
     if (!v || json_array_append_new(arr, v) != 0)
         b->ok = 0;
 }
 
+// A JSON string ("" for NULL); invalid UTF-8 bytes become '?'.
 static json_t *jstr(const char *s)
 {
     json_t *v = json_string(s ? s : "");
@@ -59,6 +62,7 @@ static json_t *jtext(const char *s)
     return o;
 }
 
+// SARIF's result level for a severity.
 static const char *sarif_level(tdx_severity s)
 {
     switch (s) {
@@ -69,6 +73,7 @@ static const char *sarif_level(tdx_severity s)
     return "none";
 }
 
+// A path as a SARIF URI string.
 static json_t *juri(const char *path, const char *root)
 {
     tdx_buf u;
@@ -124,6 +129,7 @@ static json_t *jlocation(sb *b, const tdx_rep_run *run, const char *file, int li
     return loc;
 }
 
+// A reportingDescriptor: what GitHub shows as the rule's page.
 static json_t *jrule(sb *b, const tdx_rule *r)
 {
     json_t *o = json_object();
@@ -170,6 +176,7 @@ static json_t *jrule(sb *b, const tdx_rule *r)
     return o;
 }
 
+// FNV-1a over s, then a separator, so that ("ab","c") != ("a","bc").
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
     for (; s && *s; s++) {
@@ -231,6 +238,7 @@ static const tdx_kernel_info *kernel_of(const tdx_rep_run *run, const tdx_findin
     return NULL;
 }
 
+// One result, pointing at its rule by id and by index.
 static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size_t rule_index)
 {
     json_t *o = json_object();
@@ -299,6 +307,7 @@ static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size
     return o;
 }
 
+// Rules by id (then by address, for a stable order of look-alikes).
 static int cmp_rule_ptrs(const void *a, const void *b)
 {
     const tdx_rule *x = *(const tdx_rule *const *)a, *y = *(const tdx_rule *const *)b;
@@ -306,6 +315,7 @@ static int cmp_rule_ptrs(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
+// The log: one run with the used rules, notifications, artifacts, results.
 tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
     sb b = {1, o ? o->root : NULL, {0}};

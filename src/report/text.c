@@ -12,6 +12,7 @@
 /* Lines longer than this are not echoed under a finding (minified code). */
 #define CARET_MAX_LINE 2000
 
+// The ANSI colour of a severity, as GCC and Clang use them.
 static const char *sev_color(tdx_severity s)
 {
     switch (s) {
@@ -41,6 +42,7 @@ static tdx_status add_clean(tdx_buf *b, const char *s, size_t n)
     return st;
 }
 
+// add_clean over a NUL-terminated string.
 static tdx_status add_cleans(tdx_buf *b, const char *s) { return add_clean(b, s, strlen(s)); }
 
 // "file:line:col: " (bold when coloured); the kernel's name or the tool's
@@ -60,6 +62,7 @@ static tdx_status add_loc(tdx_buf *b, const tdx_rep_opts *o, const char *file, c
     return st;
 }
 
+// "warning: " (coloured when asked).
 static tdx_status add_sev(tdx_buf *b, const tdx_rep_opts *o, tdx_severity s)
 {
     if (o->color)
@@ -255,6 +258,7 @@ static int cmp_place(size_t ra, const char *fa, int la, int ca, size_t rb, const
     return (ca > cb) - (ca < cb);
 }
 
+// Kernels in reading order (then by name).
 static int cmp_kitems(const void *a, const void *b)
 {
     const kitem *x = a, *y = b;
@@ -263,11 +267,13 @@ static int cmp_kitems(const void *a, const void *b)
     return c ? c : (x->k->name && y->k->name ? strcmp(x->k->name, y->k->name) : 0);
 }
 
+// Two file names equal, NULL equal only to NULL.
 static int same_file(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+// Every kernel summary and finding of the run, in reading order.
 tdx_status tdx_rep_text(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
     tdx_rep__index ix;
@@ -318,6 +324,7 @@ tdx_status tdx_rep_text(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *
     return st;
 }
 
+// Count files, kernels and findings by severity.
 void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t)
 {
     memset(t, 0, sizeof *t);
@@ -334,11 +341,13 @@ void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t)
     }
 }
 
+// The word for n things.
 static const char *plural(size_t n, const char *one, const char *many)
 {
     return n == 1 ? one : many;
 }
 
+// "1 error, 4 warnings, 1 note, 1 kernel in 2 files".
 tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, tdx_buf *out)
 {
     (void)o;
@@ -350,11 +359,13 @@ tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, t
                           plural(t->files, "file", "files"));
 }
 
+// Diags without carets.
 tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf *out)
 {
     return tdx_rep_diags_text_src(d, NULL, o, out);
 }
 
+// Diags, with carets under those located in src when asked.
 tdx_status tdx_rep_diags_text_src(const tdx_diags *d, const tdx_rep_file *src,
                                   const tdx_rep_opts *o, tdx_buf *out)
 {

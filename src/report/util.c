@@ -5,6 +5,7 @@
 
 #include "report/report_int.h"
 
+// Index entries by path, then by position in the run.
 static int cmp_entries(const void *a, const void *b)
 {
     const tdx_rep__entry *x = a, *y = b;
@@ -12,6 +13,7 @@ static int cmp_entries(const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
+// Build the sorted index of the run's files.
 tdx_status tdx_rep__index_init(tdx_rep__index *ix, const tdx_rep_run *run)
 {
     ix->run = run;
@@ -26,12 +28,14 @@ tdx_status tdx_rep__index_init(tdx_rep__index *ix, const tdx_rep_run *run)
     return TDX_OK;
 }
 
+// Release the index (not the files).
 void tdx_rep__index_free(tdx_rep__index *ix)
 {
     free(ix->order);
     ix->order = NULL;
 }
 
+// Binary search for the first file entry with this path.
 const tdx_rep_file *tdx_rep__file(const tdx_rep__index *ix, const char *path)
 {
     if (!path)
@@ -49,12 +53,14 @@ const tdx_rep_file *tdx_rep__file(const tdx_rep__index *ix, const char *path)
     return NULL;
 }
 
+// A file's position in the run, for reading order.
 size_t tdx_rep__rank(const tdx_rep__index *ix, const char *path)
 {
     const tdx_rep_file *f = tdx_rep__file(ix, path);
     return f ? (size_t)(f - ix->run->files) : ix->run->nfiles;
 }
 
+// Find line `line` of text by counting newlines.
 const char *tdx_rep__line(const char *text, size_t len, int line, size_t *linelen)
 {
     if (!text || line < 1)
@@ -76,6 +82,7 @@ const char *tdx_rep__line(const char *text, size_t len, int line, size_t *linele
     return p;
 }
 
+// Count the code points before a byte column (UTF-8 lead bytes).
 int tdx_rep__cp_col(const tdx_rep_file *f, int line, int bytecol)
 {
     if (!f || !f->text || bytecol < 1)
@@ -99,6 +106,7 @@ typedef struct sort_item {
     size_t rank; /* index of the file in the run; nfiles when not in it */
 } sort_item;
 
+// Findings in reading order: file rank, file, line, column, rule, id.
 static int cmp_items(const void *a, const void *b)
 {
     const sort_item *x = a, *y = b;
@@ -120,6 +128,7 @@ static int cmp_items(const void *a, const void *b)
     return (x->f->id > y->f->id) - (x->f->id < y->f->id);
 }
 
+// A sorted copy of the ledger's finding pointers.
 tdx_finding **tdx_rep__sorted(const tdx_rep__index *ix, size_t *n)
 {
     const tdx_rep_run *run = ix->run;
@@ -143,6 +152,7 @@ tdx_finding **tdx_rep__sorted(const tdx_rep__index *ix, size_t *n)
     return out;
 }
 
+// Strip root (and the slashes after it) from an absolute path under it.
 const char *tdx_rep__under(const char *path, const char *root)
 {
     if (!path || !root || path[0] != '/' || root[0] != '/')
@@ -201,6 +211,7 @@ static tdx_status add_normalised(tdx_buf *out, const char *p, int absolute)
     return st;
 }
 
+// Normalise, relativise and percent-encode a path for SARIF.
 tdx_status tdx_rep__uri(const char *path, const char *root, tdx_buf *out)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -223,6 +234,7 @@ tdx_status tdx_rep__uri(const char *path, const char *root, tdx_buf *out)
     return st;
 }
 
+// The level's name as the docs use it.
 const char *tdx_rep__level_name(int level)
 {
     switch (level) {
@@ -268,6 +280,7 @@ static size_t utf8_seq(const unsigned char *s)
     return k;
 }
 
+// Copy s, replacing each byte of an invalid UTF-8 sequence by '?'.
 char *tdx_rep__utf8_clean(const char *s)
 {
     size_t n = strlen(s);
