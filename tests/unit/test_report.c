@@ -118,7 +118,8 @@ static void canned_init(canned *c)
     assert_int_equal(tdx_finding_set_kernel(&c->led, f6, "row_sum"), TDX_OK);
 
     tdx_diags_add(&c->diags, TDX_SEV_ERROR, "report/bad.py", 3, 7, "invalid syntax");
-    tdx_diags_add(&c->diags, TDX_SEV_NOTE, "report/empty.py", 0, 0, "empty file, nothing to triage");
+    tdx_diags_add(&c->diags, TDX_SEV_NOTE, "report/empty.py", 0, 0,
+                  "empty file, nothing to triage");
 
     c->files[0] = (tdx_rep_file){kp, c->text, c->len, TDX_OK};
     c->files[1] = (tdx_rep_file){"report/bad.py", NULL, 0, TDX_ERR_PARSE};
@@ -265,7 +266,9 @@ static void text_caret_alignment(void **state)
     tdx_rep_opts o = {.caret = 1};
     assert_int_equal(tdx_rep_text(&run, &o, &b), TDX_OK);
     const char *s = tdx_buf_str(&b);
-    assert_non_null(strstr(s, "t.py:1:6: error: at c [TDX000]\n    1 | \tab\xc3\xa9" "cd\n      | \t   ^~\n"));
+    assert_non_null(strstr(s, "t.py:1:6: error: at c [TDX000]\n"
+                              "    1 | \tab\xc3\xa9" "cd\n"
+                              "      | \t   ^~\n"));
     assert_non_null(strstr(s, "past the end [TDX000]\n    1 | \tab\xc3\xa9" "cd\n      | \t     "));
     assert_non_null(strstr(s, "t.py:7:1: error: no such line [TDX000]\n"));
     assert_null(strstr(s, "    7 |"));
@@ -391,7 +394,8 @@ static void check_sarif_structure(const char *doc, size_t want_results)
                                      json_array_get(rules, (size_t)json_integer_value(ix)), "id")));
         const char *lv = json_string_value(json_object_get(res, "level"));
         assert_true(lv && (!strcmp(lv, "error") || !strcmp(lv, "warning") || !strcmp(lv, "note")));
-        const char *msg = json_string_value(json_object_get(json_object_get(res, "message"), "text"));
+        json_t *jmsg = json_object_get(res, "message");
+        const char *msg = json_string_value(json_object_get(jmsg, "text"));
         assert_true(msg && *msg);
         json_t *locs = json_object_get(res, "locations");
         for (size_t k = 0; k < json_array_size(locs); k++) {
@@ -437,10 +441,13 @@ static void sarif_golden_and_structure(void **state)
      * points on the line with an 'é'; the URI of a path with a space. */
     json_t *root = json_loads(tdx_buf_str(&b), 0, NULL);
     json_t *run = json_array_get(json_object_get(root, "runs"), 0);
-    json_t *rules = json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
+    json_t *driver = json_object_get(json_object_get(run, "tool"), "driver");
+    json_t *rules = json_object_get(driver, "rules");
     assert_int_equal(json_array_size(rules), 4);
-    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 0), "id")), "TST001");
-    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 3), "id")), "TST301");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 0), "id")),
+                        "TST001");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 3), "id")),
+                        "TST301");
     json_t *r4 = json_array_get(json_object_get(run, "results"), 3);
     json_t *reg = json_object_get(
         json_object_get(json_array_get(json_object_get(r4, "locations"), 0), "physicalLocation"),
@@ -448,13 +455,11 @@ static void sarif_golden_and_structure(void **state)
     assert_int_equal(json_integer_value(json_object_get(reg, "startColumn")), 18);
     assert_int_equal(json_integer_value(json_object_get(reg, "endColumn")), 32);
     json_t *r5 = json_array_get(json_object_get(run, "results"), 4);
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(json_array_get(
-                                                                json_object_get(r5, "locations"), 0),
-                                                            "physicalLocation"),
-                                            "artifactLocation"),
-                            "uri")),
-                        "lib/other%20file.py");
+    json_t *pl5 = json_object_get(json_array_get(json_object_get(r5, "locations"), 0),
+                                  "physicalLocation");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(pl5, "artifactLocation"), "uri")),
+        "lib/other%20file.py");
     /* The finding without a file is anchored at its kernel's def line. */
     json_t *r6 = json_array_get(json_object_get(run, "results"), 5);
     json_t *pl6 = json_object_get(json_array_get(json_object_get(r6, "locations"), 0),
@@ -462,8 +467,8 @@ static void sarif_golden_and_structure(void **state)
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(pl6, "artifactLocation"), "uri")),
         "report/kern.py");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(pl6, "region"), "startLine")),
-                     6);
+    json_t *reg6 = json_object_get(pl6, "region");
+    assert_int_equal(json_integer_value(json_object_get(reg6, "startLine")), 6);
     json_t *inv = json_array_get(json_object_get(run, "invocations"), 0);
     assert_true(json_is_false(json_object_get(inv, "executionSuccessful")));
     assert_int_equal(json_array_size(json_object_get(inv, "toolExecutionNotifications")), 2);
@@ -580,7 +585,8 @@ static void renderers_survive_random_input(void **state)
             msg[sizeof msg - 1] = '\0';
             seed = seed * 1103515245u + 12345u;
             int line = (int)(seed >> 20) % 12 - 1, col = (int)(seed >> 8) % 90 - 1;
-            tdx_finding *f = tdx_ledger_add(&l, "TDX000", k == 4 ? NULL : path, line, col, "%s", msg);
+            tdx_finding *f =
+                tdx_ledger_add(&l, "TDX000", k == 4 ? NULL : path, line, col, "%s", msg);
             assert_non_null(f);
             f->end_line = line + (int)(seed & 1);
             f->end_col = col + (int)(seed >> 28) - 4;

@@ -126,7 +126,8 @@ static void markdown_shape(void **state)
     const char *s = tdx_buf_str(&b);
     assert_non_null(strstr(s, "| [TDX001](#tdx001-tiny-block) | `tiny-block` | 0 | warning | "
                               "`retune` | the block \\| is tiny |\n"));
-    assert_non_null(strstr(s, "| [TDX301](#tdx301-no-pipelining) | `no-pipelining` | 3 | note | - |"));
+    assert_non_null(
+        strstr(s, "| [TDX301](#tdx301-no-pipelining) | `no-pipelining` | 3 | note | - |"));
     assert_non_null(strstr(s, "\n## Level 0: source triage\n\n### TDX001 tiny-block\n\n"
                               "The block | is tiny.\n"));
     assert_non_null(strstr(s, "\n## Level 3: compiler-grounded analysis\n"));
