@@ -19,10 +19,11 @@ enum { FMT_TEXT, FMT_JSON, FMT_SARIF };
 // The help text.
 static void usage(FILE *f)
 {
-    fputs("usage: tritondx triage [options] FILE|DIR...\n\n"
+    fputs("usage: tritondx triage [options] FILE|DIR|-...\n\n"
           "Level 0: the pattern class of every @triton.jit kernel and the source-level\n"
           "anti-patterns, from the source alone (no GPU, no Python). Directories are\n"
-          "searched for *.py files (hidden directories and __pycache__ skipped).\n\n"
+          "searched for *.py files (hidden directories and __pycache__ skipped);\n"
+          "'-' reads the standard input, reported as <stdin>.\n\n"
           "options:\n"
           "  --format text|json|sarif   output format (default text); JSON is the\n"
           "                             tritondx/findings v1 schema, SARIF is 2.1.0\n"

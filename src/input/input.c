@@ -265,6 +265,13 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
         l->nbad++;
         return TDX_ERR_IO;
     }
+    if (strcmp(arg, "-") == 0) {
+        size_t before = l->len;
+        tdx_status st = push_file(l, TDX_IN_STDIN_NAME, arg, 1);
+        if (st == TDX_OK && l->len > before)
+            l->files[l->len - 1].stdin_ = 1;
+        return st;
+    }
     struct stat sb;
     if (stat(arg, &sb) != 0) {
         tdx_diags_add(d, TDX_SEV_ERROR, arg, 0, 0, "%s", errno_msg(errno, tmp, sizeof tmp));
@@ -297,7 +304,7 @@ tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
     char *text;
     size_t len;
     errno = 0;
-    tdx_status st = tdx_file_read(f->path, max, &text, &len);
+    tdx_status st = tdx_file_read(f->stdin_ ? "/dev/stdin" : f->path, max, &text, &len);
     int err = errno;
     switch (st) {
     case TDX_OK: break;

@@ -6,7 +6,8 @@
  * names at every level (never the file system's order), skipping hidden
  * entries (".git", ".venv", ...) and __pycache__; symbolic links to
  * directories are not followed inside a walk, so a link loop cannot hang it.
- * A file named explicitly is taken whatever its extension.
+ * A file named explicitly is taken whatever its extension; "-" is the
+ * standard input, reported as "<stdin>" (for editors that pipe a buffer).
  *
  * Ownership: a tdx_in_list owns every path and every text it loaded;
  * tdx_in_list_free() releases them. Messages go to the caller's diags. */
@@ -19,6 +20,9 @@
 #include "base/diag.h"
 #include "base/status.h"
 
+/* The name standard input is reported under. */
+#define TDX_IN_STDIN_NAME "<stdin>"
+
 /* Default cap on one input file: far above any real kernel source. */
 #define TDX_IN_MAX_FILE ((size_t)16 << 20)
 
@@ -26,6 +30,7 @@ typedef struct tdx_in_file {
     const char *path; /* as given, or joined under the directory given */
     const char *arg;  /* the command-line argument it came from */
     int explicit_;    /* named directly rather than found by a walk */
+    int stdin_;       /* read from the standard input */
     char *text;       /* NUL-terminated contents once loaded, else NULL */
     size_t len;
     tdx_status status;/* TDX_OK, or why it could not be loaded or parsed */

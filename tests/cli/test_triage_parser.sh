@@ -10,6 +10,11 @@ grep -qE '^examples/softmax\.py:[0-9]+:[0-9]+: warning: .+ \[TDX[0-9]{3}\]$' "$T
     fail "no compiler-style warning line"
 expect_out_has "note: kernel 'softmax_kernel': "
 expect_out_lacks " | "   # no caret: stdout is not a terminal
+LAST_CMD="tritondx triage - <examples/softmax.py"
+"$TDX" triage - <examples/softmax.py >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_rc 1
+NCHECKS=$((NCHECKS + 1))
+grep -qE '^<stdin>:[0-9]+:[0-9]+: warning: .+ \[TDX[0-9]{3}\]$' "$TMP/out" || fail "no <stdin> warning"
 run triage --caret=always examples/softmax.py; expect_rc 1
 NCHECKS=$((NCHECKS + 1)); grep -qE '^ +[0-9]+ \| ' "$TMP/out" || fail "no source line"
 NCHECKS=$((NCHECKS + 1)); grep -qE '^      \| +\^' "$TMP/out" || fail "no caret"
