@@ -80,5 +80,9 @@ int tdx_cmd_rules(int argc, char **argv)
     }
     fwrite(out.data ? out.data : "", 1, out.len, stdout);
     tdx_buf_free(&out);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        tdx_cli_error("cannot write the output");
+        return TDX_EXIT_FAILED;
+    }
     return TDX_EXIT_OK;
 }

@@ -218,7 +218,12 @@ int tdx_cmd_triage(int argc, char **argv)
     }
     if (failed)
         tdx_cli_error("out of memory");
-    fflush(stdout);
+    /* A full disk or a closed stdout must not pass for a clean run. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (!failed)
+            tdx_cli_error("cannot write the output");
+        failed = 1;
+    }
 
     int code = failed        ? TDX_EXIT_FAILED
                : in.nbad     ? TDX_EXIT_INPUT

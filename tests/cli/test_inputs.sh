@@ -84,4 +84,11 @@ NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/out" || fail "colou
 expect_json 'd["files"][0]["status"] == "ok"'
 NO_COLOR=1 run triage missing.py
 NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/err" || fail "colour despite NO_COLOR"
+
+# Output that cannot be written is a failure, not a clean run.
+if [ -w /dev/full ]; then
+    LAST_CMD="tritondx triage --format json plain.py >/dev/full"
+    "$TDX" triage --format json plain.py >/dev/full 2>"$TMP/err"; rc=$?
+    expect_rc 4; expect_err_has "tritondx: error: cannot write the output"
+fi
 done_ok
