@@ -171,7 +171,13 @@ static int fold_name(fold *fx, const tdx_src_node *before, const char *name, lon
         if (tdx_src_param(fx->scope, name))
             return 0;
     }
-    const tdx_src_node *val = binding_of(fx->f->mod->root, name, NULL, &found);
+    const tdx_src_node *val = NULL;
+    for (size_t i = fx->f->nglobals; i-- > 0;)
+        if (fx->f->global_names[i][0] == name[0] && strcmp(fx->f->global_names[i], name) == 0) {
+            val = fx->f->global_values[i];
+            found = 1;
+            break;
+        }
     if (!found || !val)
         return 0;
     fold mod = *fx;
@@ -294,6 +300,63 @@ int tdx_km_launch_constexpr(const tdx_km_file *f, const tdx_km_launch *l, const 
         return 1;
     }
     return 0;
+}
+
+// Record the module-level assignments (the last binding of each name wins
+// because lookups scan from the end).
+static tdx_status collect_globals(tdx_km_file *f, const tdx_src_node *block, tdx_arena *arena,
+                                  size_t *cap)
+{
+    for (uint32_t i = 0; i < block->nkids; i++) {
+        const tdx_src_node *s = block->kids[i];
+        if (s->role != TDX_SRC_R_BODY && s->role != TDX_SRC_R_ORELSE)
+            continue;
+        if (s->kind == TDX_SRC_IF || s->kind == TDX_SRC_TRY || s->kind == TDX_SRC_WITH) {
+            tdx_status st = collect_globals(f, s, arena, cap);
+            if (st)
+                return st;
+            continue;
+        }
+        if (s->kind != TDX_SRC_ASSIGN && s->kind != TDX_SRC_AUGASSIGN &&
+            s->kind != TDX_SRC_ANNASSIGN)
+            continue;
+        const tdx_src_node *value = tdx_src_kid(s, TDX_SRC_R_VALUE);
+        for (const tdx_src_node *t = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); t;
+             t = tdx_src_next(s, TDX_SRC_R_TARGET, t)) {
+            const tdx_src_node *names[64], *vals[64];
+            size_t n = 0;
+            if (t->kind == TDX_SRC_NAME) {
+                names[n] = t;
+                vals[n++] = s->kind == TDX_SRC_AUGASSIGN ? NULL : value;
+            } else if (t->kind == TDX_SRC_TUPLE || t->kind == TDX_SRC_LIST) {
+                int pair = value && value->kind == t->kind && value->nkids == t->nkids;
+                for (uint32_t j = 0; j < t->nkids && n < 64; j++)
+                    if (t->kids[j]->kind == TDX_SRC_NAME) {
+                        names[n] = t->kids[j];
+                        vals[n++] = pair ? value->kids[j] : NULL;
+                    }
+            }
+            for (size_t j = 0; j < n; j++) {
+                if (f->nglobals == *cap) {
+                    size_t nc = *cap ? *cap * 2 : 16;
+                    const char **nn = tdx_arena_alloc(arena, nc * sizeof *nn);
+                    const tdx_src_node **nv = tdx_arena_alloc(arena, nc * sizeof *nv);
+                    if (!nn || !nv)
+                        return TDX_ERR_NOMEM;
+                    if (f->nglobals) {
+                        memcpy(nn, f->global_names, f->nglobals * sizeof *nn);
+                        memcpy(nv, f->global_values, f->nglobals * sizeof *nv);
+                    }
+                    f->global_names = nn;
+                    f->global_values = nv;
+                    *cap = nc;
+                }
+                f->global_names[f->nglobals] = names[j]->name;
+                f->global_values[f->nglobals++] = vals[j];
+            }
+        }
+    }
+    return TDX_OK;
 }
 
 /* ---- kernels: parameters and decorators ------------------------------ */
@@ -688,6 +751,10 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
     if (!f)
         return TDX_ERR_NOMEM;
     f->mod = mod;
+    size_t cap = 0;
+    tdx_status gst = collect_globals(f, mod->root, arena, &cap);
+    if (gst)
+        return gst;
     tdx_ptrvec defs = {0};
     if (tdx_src_find_jit(mod, arena, &defs) < 0)
         return TDX_ERR_NOMEM;

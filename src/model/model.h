@@ -232,6 +232,11 @@ typedef struct tdx_km_file {
     tdx_ptrvec kernels;   /* tdx_km_kernel*, helpers included (is_helper), source order */
     tdx_ptrvec launches;  /* tdx_km_launch*, source order */
     tdx_ptrvec passes;    /* tdx_km_pass*, source order */
+    /* module-level names bound by assignment: the last value bound to each
+     * (NULL when it is not a plain value, e.g. augmented or a loop target) */
+    const char **global_names;
+    const tdx_src_node **global_values;
+    size_t nglobals;
 } tdx_km_file;
 
 /* Build the model of a parsed module. Everything is allocated in arena.

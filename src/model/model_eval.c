@@ -60,7 +60,7 @@ static void bind(ctx *c, const char *name, tdx_km_val v)
         return;
     env *e = c->env;
     for (size_t i = e->len; i-- > 0;)
-        if (strcmp(e->items[i].name, name) == 0) {
+        if (e->items[i].name[0] == name[0] && strcmp(e->items[i].name, name) == 0) {
             e->items[i].val = v;
             return;
         }
@@ -86,7 +86,7 @@ static void bind(ctx *c, const char *name, tdx_km_val v)
 static const tdx_km_val *lookup(ctx *c, const char *name)
 {
     for (size_t i = c->env->len; i-- > 0;)
-        if (strcmp(c->env->items[i].name, name) == 0)
+        if (c->env->items[i].name[0] == name[0] && strcmp(c->env->items[i].name, name) == 0)
             return &c->env->items[i].val;
     return NULL;
 }
