@@ -6,6 +6,7 @@
 #include "finding/finding.h"
 #include "report/report.h"
 
+// The help text.
 static void usage(FILE *f)
 {
     fputs("usage: tritondx rules [--markdown] [ID|NAME]\n\n"
@@ -19,6 +20,7 @@ static void usage(FILE *f)
           f);
 }
 
+// List, explain one rule, or write the Markdown reference.
 int tdx_cmd_rules(int argc, char **argv)
 {
     int markdown = 0;
@@ -78,5 +80,9 @@ int tdx_cmd_rules(int argc, char **argv)
     }
     fwrite(out.data ? out.data : "", 1, out.len, stdout);
     tdx_buf_free(&out);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        tdx_cli_error("cannot write the output");
+        return TDX_EXIT_FAILED;
+    }
     return TDX_EXIT_OK;
 }

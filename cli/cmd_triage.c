@@ -16,12 +16,14 @@
 
 enum { FMT_TEXT, FMT_JSON, FMT_SARIF };
 
+// The help text.
 static void usage(FILE *f)
 {
-    fputs("usage: tritondx triage [options] FILE|DIR...\n\n"
+    fputs("usage: tritondx triage [options] FILE|DIR|-...\n\n"
           "Level 0: the pattern class of every @triton.jit kernel and the source-level\n"
           "anti-patterns, from the source alone (no GPU, no Python). Directories are\n"
-          "searched for *.py files (hidden directories and __pycache__ skipped).\n\n"
+          "searched for *.py files (hidden directories and __pycache__ skipped);\n"
+          "'-' reads the standard input, reported as <stdin>.\n\n"
           "options:\n"
           "  --format text|json|sarif   output format (default text); JSON is the\n"
           "                             tritondx/findings v1 schema, SARIF is 2.1.0\n"
@@ -36,8 +38,10 @@ static void usage(FILE *f)
           f);
 }
 
-// Print the diags added since *done to stderr.
-static void flush_diags(const tdx_diags *d, size_t *done, const tdx_rep_opts *o)
+// Print the diags added since *done to stderr (with carets under those in
+// src, the file just read, when o asks for them).
+static void flush_diags(const tdx_diags *d, size_t *done, const tdx_in_file *src,
+                        const tdx_rep_opts *o)
 {
     if (*done >= d->len)
         return;
@@ -46,7 +50,10 @@ static void flush_diags(const tdx_diags *d, size_t *done, const tdx_rep_opts *o)
     part.len = d->len - *done;
     tdx_buf b;
     tdx_buf_init(&b, 0);
-    if (tdx_rep_diags_text(&part, o, &b) == TDX_OK) {
+    tdx_rep_file rf = {0};
+    if (src)
+        rf = (tdx_rep_file){src->path, src->text, src->len, src->status};
+    if (tdx_rep_diags_text_src(&part, src && src->text ? &rf : NULL, o, &b) == TDX_OK) {
         fflush(stdout);
         fputs(tdx_buf_str(&b), stderr);
     }
@@ -54,6 +61,7 @@ static void flush_diags(const tdx_diags *d, size_t *done, const tdx_rep_opts *o)
     *done = d->len;
 }
 
+// Parse an auto|always|never value, with a message when invalid.
 static int parse_mode(const char *opt, const char *v, tdx_color_mode *m)
 {
     if (tdx_cli_parse_color(v, m) == 0)
@@ -85,16 +93,19 @@ static tdx_status triage_all(tdx_in_list *in, tdx_ledger *led, tdx_diags *d, int
             } else if (f->explicit_ && led->kernels.len == k0) {
                 tdx_diags_add(d, TDX_SEV_NOTE, f->path, 0, 0, "no @triton.jit kernel found");
             }
+        }
+        flush_diags(d, shown, f, eo);
+        if (f->text) {
             if (keep && kept + f->len <= KEEP_TEXT_MAX)
                 kept += f->len;
             else
                 tdx_in_unload(in, i);
         }
-        flush_diags(d, shown, eo);
     }
     return TDX_OK;
 }
 
+// Parse options, expand inputs, triage, render, and pick the exit code.
 int tdx_cmd_triage(int argc, char **argv)
 {
     int fmt = FMT_TEXT;
@@ -157,6 +168,7 @@ int tdx_cmd_triage(int argc, char **argv)
     out_o.caret = fmt == FMT_TEXT && (caret == TDX_COLOR_ALWAYS ||
                                       (caret == TDX_COLOR_AUTO && isatty(fileno(stdout))));
     err_o.color = tdx_cli_use_color(color, stderr);
+    err_o.caret = caret == TDX_COLOR_ALWAYS || (caret == TDX_COLOR_AUTO && isatty(fileno(stderr)));
     /* SARIF URIs are relative to the checkout; absolute paths under the
      * working directory are made relative to it. */
     char cwd[4096];
@@ -173,7 +185,7 @@ int tdx_cmd_triage(int argc, char **argv)
     for (int i = 0; i < npaths && !failed; i++) {
         if (tdx_in_add(&in, paths[i], &d) == TDX_ERR_NOMEM)
             failed = 1;
-        flush_diags(&d, &shown, &err_o);
+        flush_diags(&d, &shown, NULL, &err_o);
     }
     if (!failed &&
         triage_all(&in, &led, &d, out_o.caret || fmt == FMT_SARIF, &shown, &err_o) != TDX_OK)
@@ -206,7 +218,12 @@ int tdx_cmd_triage(int argc, char **argv)
     }
     if (failed)
         tdx_cli_error("out of memory");
-    fflush(stdout);
+    /* A full disk or a closed stdout must not pass for a clean run. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (!failed)
+            tdx_cli_error("cannot write the output");
+        failed = 1;
+    }
 
     int code = failed        ? TDX_EXIT_FAILED
                : in.nbad     ? TDX_EXIT_INPUT

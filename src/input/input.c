@@ -12,18 +12,25 @@
 /* Walks deeper than this are almost surely a mistake (or a crafted tree). */
 #define TDX_IN_MAX_DEPTH 64
 
+// An empty list.
 void tdx_in_list_init(tdx_in_list *l)
 {
     tdx_arena_init(&l->arena, 16 * 1024);
     l->files = NULL;
     l->len = l->cap = l->nbad = 0;
+    l->seen = NULL;
+    l->seen_cap = 0;
 }
 
+// Release every path, text and the list itself.
 void tdx_in_list_free(tdx_in_list *l)
 {
     for (size_t i = 0; i < l->len; i++)
         free(l->files[i].text);
     free(l->files);
+    free(l->seen);
+    l->seen = NULL;
+    l->seen_cap = 0;
     tdx_arena_free(&l->arena);
     l->files = NULL;
     l->len = l->cap = l->nbad = 0;
@@ -52,9 +59,53 @@ static const char *errno_msg(int e, char *tmp, size_t n)
     return tmp;
 }
 
-// Append one file to the list (the path is copied into the list's arena).
+// djb2 over a path, for the seen-set.
+static size_t hash_path(const char *s)
+{
+    size_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (unsigned char)*s;
+    return h;
+}
+
+// Slot of path in the seen-set: where it is, or the empty slot it would go.
+static size_t seen_slot(const tdx_in_list *l, const char *path)
+{
+    size_t m = l->seen_cap - 1, i = hash_path(path) & m;
+    while (l->seen[i] && strcmp(l->files[l->seen[i] - 1].path, path) != 0)
+        i = (i + 1) & m;
+    return i;
+}
+
+// Make room in the seen-set for one more path (kept at most half full).
+static tdx_status seen_grow(tdx_in_list *l)
+{
+    if (l->seen_cap && (l->len + 1) * 2 <= l->seen_cap)
+        return TDX_OK;
+    size_t cap = l->seen_cap ? l->seen_cap * 2 : 64;
+    size_t *old = l->seen, oldcap = l->seen_cap;
+    l->seen = calloc(cap, sizeof *l->seen);
+    if (!l->seen) {
+        l->seen = old;
+        return TDX_ERR_NOMEM;
+    }
+    l->seen_cap = cap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i])
+            l->seen[seen_slot(l, l->files[old[i] - 1].path)] = old[i];
+    free(old);
+    return TDX_OK;
+}
+
+// Append one file to the list (the path is copied into the list's arena),
+// unless the same path is already in it.
 static tdx_status push_file(tdx_in_list *l, const char *path, const char *arg, int explicit_)
 {
+    if (seen_grow(l) != TDX_OK)
+        return TDX_ERR_NOMEM;
+    size_t slot = seen_slot(l, path);
+    if (l->seen[slot])
+        return TDX_OK;
     if (l->len == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         tdx_in_file *p = realloc(l->files, cap * sizeof *p);
@@ -71,9 +122,11 @@ static tdx_status push_file(tdx_in_list *l, const char *path, const char *arg, i
         return TDX_ERR_NOMEM;
     f->explicit_ = explicit_;
     l->len++;
+    l->seen[slot] = l->len;
     return TDX_OK;
 }
 
+// Directory entries in byte order (locale-independent, reproducible).
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -85,6 +138,7 @@ static int skipped_name(const char *name)
     return name[0] == '.' || strcmp(name, "__pycache__") == 0;
 }
 
+// Does the name end in ".py" (with something before it)?
 static int is_py(const char *name)
 {
     size_t n = strlen(name);
@@ -202,6 +256,7 @@ static tdx_status walk(tdx_in_list *l, const char *dir, const char *arg, int dep
     return st;
 }
 
+// Expand one command-line argument into files.
 tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
 {
     char tmp[128];
@@ -209,6 +264,13 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
         tdx_diags_add(d, TDX_SEV_ERROR, NULL, 0, 0, "empty path");
         l->nbad++;
         return TDX_ERR_IO;
+    }
+    if (strcmp(arg, "-") == 0) {
+        size_t before = l->len;
+        tdx_status st = push_file(l, TDX_IN_STDIN_NAME, arg, 1);
+        if (st == TDX_OK && l->len > before)
+            l->files[l->len - 1].stdin_ = 1;
+        return st;
     }
     struct stat sb;
     if (stat(arg, &sb) != 0) {
@@ -230,6 +292,7 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
     return st;
 }
 
+// Read one file with the cap and the binary check.
 tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
 {
     tdx_in_file *f = &l->files[i];
@@ -241,7 +304,7 @@ tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
     char *text;
     size_t len;
     errno = 0;
-    tdx_status st = tdx_file_read(f->path, max, &text, &len);
+    tdx_status st = tdx_file_read(f->stdin_ ? "/dev/stdin" : f->path, max, &text, &len);
     int err = errno;
     switch (st) {
     case TDX_OK: break;
@@ -277,6 +340,7 @@ tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
     return TDX_OK;
 }
 
+// Free one file's text.
 void tdx_in_unload(tdx_in_list *l, size_t i)
 {
     free(l->files[i].text);
@@ -284,6 +348,7 @@ void tdx_in_unload(tdx_in_list *l, size_t i)
     l->files[i].len = 0;
 }
 
+// Record a file's failure, counting each file once.
 void tdx_in_mark_bad(tdx_in_list *l, size_t i, tdx_status st)
 {
     if (l->files[i].status == TDX_OK && st != TDX_OK)

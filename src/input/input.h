@@ -6,7 +6,8 @@
  * names at every level (never the file system's order), skipping hidden
  * entries (".git", ".venv", ...) and __pycache__; symbolic links to
  * directories are not followed inside a walk, so a link loop cannot hang it.
- * A file named explicitly is taken whatever its extension.
+ * A file named explicitly is taken whatever its extension; "-" is the
+ * standard input, reported as "<stdin>" (for editors that pipe a buffer).
  *
  * Ownership: a tdx_in_list owns every path and every text it loaded;
  * tdx_in_list_free() releases them. Messages go to the caller's diags. */
@@ -19,6 +20,9 @@
 #include "base/diag.h"
 #include "base/status.h"
 
+/* The name standard input is reported under. */
+#define TDX_IN_STDIN_NAME "<stdin>"
+
 /* Default cap on one input file: far above any real kernel source. */
 #define TDX_IN_MAX_FILE ((size_t)16 << 20)
 
@@ -26,6 +30,7 @@ typedef struct tdx_in_file {
     const char *path; /* as given, or joined under the directory given */
     const char *arg;  /* the command-line argument it came from */
     int explicit_;    /* named directly rather than found by a walk */
+    int stdin_;       /* read from the standard input */
     char *text;       /* NUL-terminated contents once loaded, else NULL */
     size_t len;
     tdx_status status;/* TDX_OK, or why it could not be loaded or parsed */
@@ -36,12 +41,16 @@ typedef struct tdx_in_list {
     tdx_in_file *files; /* heap array */
     size_t len, cap;
     size_t nbad;        /* arguments or files that could not be used */
+    size_t *seen;       /* open-addressing set of path hashes -> index + 1,
+                           so that a file named twice is triaged once */
+    size_t seen_cap;
 } tdx_in_list;
 
 void tdx_in_list_init(tdx_in_list *l);
 void tdx_in_list_free(tdx_in_list *l);
 
-/* Add one argument: a file, or a directory to walk. A path that does not
+/* Add one argument: a file, or a directory to walk. A path already in the
+ * list (the same spelling) is not added again. A path that does not
  * exist or cannot be listed gives a diag "path: error: ..." and
  * TDX_ERR_IO (nbad counts it); a directory with no *.py file adds nothing
  * and gives a note. TDX_ERR_NOMEM on allocation failure. */

@@ -18,12 +18,14 @@ typedef struct jb {
     int ok;
 } jb;
 
+// Set obj[key] = v, remembering a failed allocation.
 static void put(jb *b, json_t *obj, const char *key, json_t *v)
 {
     if (!v || json_object_set_new(obj, key, v) != 0)
         b->ok = 0;
 }
 
+// Append v to arr, remembering a failed allocation.
 static void push(jb *b, json_t *arr, json_t *v)
 {
     if (!v || json_array_append_new(arr, v) != 0)
@@ -46,11 +48,13 @@ static json_t *jstr(const char *s)
     return v;
 }
 
+// A 1-based position, or null when unknown (0).
 static json_t *jint_or_null(int v) { return v > 0 ? json_integer(v) : json_null(); }
 
 // Ratios to three decimals: 0.85 stays 0.85 in the output, not 0.84999...
 static json_t *jratio(double v) { return json_real(round(v * 1000.0) / 1000.0); }
 
+// A location object: file, line, col, end_line, end_col (null when unknown).
 static json_t *jloc(jb *b, const char *file, int line, int col, int end_line, int end_col)
 {
     json_t *o = json_object();
@@ -66,6 +70,7 @@ static json_t *jloc(jb *b, const char *file, int line, int col, int end_line, in
     return o;
 }
 
+// One finding with every key of the schema, in the documented order.
 static json_t *jfinding(jb *b, const tdx_finding *f)
 {
     json_t *o = json_object();
@@ -105,6 +110,7 @@ static json_t *jfinding(jb *b, const tdx_finding *f)
     return o;
 }
 
+// One kernel: its name, def line, pattern class and why.
 static json_t *jkernel(jb *b, const tdx_kernel_info *k)
 {
     json_t *o = json_object();
@@ -118,6 +124,7 @@ static json_t *jkernel(jb *b, const tdx_kernel_info *k)
     return o;
 }
 
+// The whole document: tool, files, kernels, findings, diagnostics, summary.
 tdx_status tdx_rep_json(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
     jb b = {1};

@@ -64,13 +64,18 @@ void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t);
 
 /* Compiler-style text: per file, the kernel summary notes and the findings
  * in line order, each `file:line:col: warning: message [TDX012]` followed by
- * the caret (when asked) and `note:` lines for the hypothesis, the rewrite
- * family and any evidence. Diags are not included (they go to stderr). */
+ * the caret (when asked) and `note:` lines for the hypothesis ("why:"), the
+ * rewrite family, the facts, the findings it builds on and the evidence.
+ * Diags are not included (they go to stderr). */
 tdx_status tdx_rep_text(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out);
 /* The closing line: "N warnings, M errors in K kernels of F files". */
 tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, tdx_buf *out);
 /* Diags as `file:line:col: error: message` lines (colour when asked). */
 tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf *out);
+/* The same; with o->caret, the source line and a caret under the diags
+ * located in src (the file just read; may be NULL). */
+tdx_status tdx_rep_diags_text_src(const tdx_diags *d, const tdx_rep_file *src,
+                                  const tdx_rep_opts *o, tdx_buf *out);
 
 /* The JSON document "tritondx/findings", version 1 (docs/json-schema.md). */
 #define TDX_REP_JSON_SCHEMA "tritondx/findings"

@@ -6,8 +6,25 @@
 
 #include "report/report.h"
 
-/* The run's file entry for path, or NULL. */
-const tdx_rep_file *tdx_rep__file(const tdx_rep_run *run, const char *path);
+/* The run's files sorted by path, for look-ups in O(log n): a renderer
+ * meets every finding's file, and a run may hold thousands of files. */
+typedef struct tdx_rep__entry {
+    const char *path;
+    size_t i; /* index into run->files */
+} tdx_rep__entry;
+
+typedef struct tdx_rep__index {
+    const tdx_rep_run *run;
+    tdx_rep__entry *order; /* by path, then index */
+    size_t n;
+} tdx_rep__index;
+
+tdx_status tdx_rep__index_init(tdx_rep__index *ix, const tdx_rep_run *run);
+void tdx_rep__index_free(tdx_rep__index *ix);
+/* The run's (first) file entry for path, or NULL. */
+const tdx_rep_file *tdx_rep__file(const tdx_rep__index *ix, const char *path);
+/* Its position in the run; run->nfiles for a path not in it. */
+size_t tdx_rep__rank(const tdx_rep__index *ix, const char *path);
 
 /* The bytes of 1-based line `line` in text (without its newline or a
  * trailing CR); NULL when the text has no such line. */
@@ -19,7 +36,7 @@ int tdx_rep__cp_col(const tdx_rep_file *f, int line, int bytecol);
 
 /* The findings in reading order: by file (in the run's order), line,
  * column, rule id. Caller frees the array (not the findings). */
-tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n);
+tdx_finding **tdx_rep__sorted(const tdx_rep__index *ix, size_t *n);
 
 /* A file path as a URI reference: relative paths stay relative ("./"
  * dropped), absolute ones under root (may be NULL) become relative to it,

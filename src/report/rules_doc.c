@@ -34,6 +34,7 @@ static tdx_status add_wrapped(tdx_buf *b, const char *text, const char *indent, 
     return st;
 }
 
+// One aligned line per rule under a header line.
 tdx_status tdx_rep_rules_list(const tdx_rule *rules, size_t n, tdx_buf *out)
 {
     int w = 4;
@@ -49,6 +50,7 @@ tdx_status tdx_rep_rules_list(const tdx_rule *rules, size_t n, tdx_buf *out)
     return st;
 }
 
+// One rule in full, wrapped for a terminal.
 tdx_status tdx_rep_rule_explain(const tdx_rule *r, tdx_buf *out)
 {
     tdx_status st = tdx_buf_printf(out, "%s %s: %s\n\n", r->id, r->name, r->short_desc);
@@ -103,13 +105,26 @@ static tdx_status add_anchor(tdx_buf *b, const tdx_rule *r)
     return st;
 }
 
+// Is the first word of s plain lower-case English, safe to capitalise?
+// Identifiers (num_warps, tl.dot, do_not_specialize) and the tool's own
+// name keep their spelling.
+static int capitalisable(const char *s)
+{
+    if (!islower((unsigned char)s[0]) || strncmp(s, "tritondx", 8) == 0)
+        return 0;
+    for (; *s && *s != ' '; s++)
+        if (!islower((unsigned char)*s) && *s != '-' && *s != '\'' && *s != ',' && *s != ':')
+            return 0;
+    return 1;
+}
+
 // Append s as a sentence: first letter upper case, a full stop at the end
 // (rule texts are written message-style, lower case without a full stop).
 static tdx_status add_sentence(tdx_buf *b, const char *s)
 {
     size_t n = strlen(s);
     tdx_status st = TDX_OK;
-    if (n && islower((unsigned char)s[0]) && strncmp(s, "tritondx", 8) != 0)
+    if (n && capitalisable(s))
         st = tdx_buf_addc(b, (char)toupper((unsigned char)s[0])), s++, n--;
     if (!st)
         st = tdx_buf_add(b, s, n);
@@ -118,6 +133,7 @@ static tdx_status add_sentence(tdx_buf *b, const char *s)
     return st;
 }
 
+// The reference page: an index table, then one section per rule by level.
 tdx_status tdx_rep_rules_markdown(const tdx_rule *rules, size_t n, tdx_buf *out)
 {
     tdx_status st = tdx_buf_adds(

@@ -19,21 +19,25 @@
 
 typedef struct sb {
     int ok;
-    const char *root; /* tdx_rep_opts.root */
+    const char *root;   /* tdx_rep_opts.root */
+    tdx_rep__index ix;  /* the run's files by path */
 } sb;
 
+// Set obj[key] = v, remembering a failed allocation.
 static void put(sb *b, json_t *obj, const char *key, json_t *v)
 {
     if (!v || json_object_set_new(obj, key, v) != 0)
         b->ok = 0;
 }
 
+// Append v to arr, remembering a failed allocation.
 static void push(sb *b, json_t *arr, json_t *v)
 {
     if (!v || json_array_append_new(arr, v) != 0)
         b->ok = 0;
 }
 
+// A JSON string ("" for NULL); invalid UTF-8 bytes become '?'.
 static json_t *jstr(const char *s)
 {
     json_t *v = json_string(s ? s : "");
@@ -58,6 +62,7 @@ static json_t *jtext(const char *s)
     return o;
 }
 
+// SARIF's result level for a severity.
 static const char *sarif_level(tdx_severity s)
 {
     switch (s) {
@@ -68,6 +73,7 @@ static const char *sarif_level(tdx_severity s)
     return "none";
 }
 
+// A path as a SARIF URI string.
 static json_t *juri(const char *path, const char *root)
 {
     tdx_buf u;
@@ -103,7 +109,7 @@ static json_t *jlocation(sb *b, const tdx_rep_run *run, const char *file, int li
     }
     put(b, phys, "artifactLocation", jartifact(b, file));
     if (line > 0) {
-        const tdx_rep_file *rf = tdx_rep__file(run, file);
+        const tdx_rep_file *rf = tdx_rep__file(&b->ix, file);
         json_t *r = json_object();
         put(b, r, "startLine", json_integer(line));
         if (col > 0)
@@ -123,6 +129,7 @@ static json_t *jlocation(sb *b, const tdx_rep_run *run, const char *file, int li
     return loc;
 }
 
+// A reportingDescriptor: what GitHub shows as the rule's page.
 static json_t *jrule(sb *b, const tdx_rule *r)
 {
     json_t *o = json_object();
@@ -169,6 +176,7 @@ static json_t *jrule(sb *b, const tdx_rule *r)
     return o;
 }
 
+// FNV-1a over s, then a separator, so that ("ab","c") != ("a","bc").
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
     for (; s && *s; s++) {
@@ -183,14 +191,14 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 // A fingerprint that survives edits elsewhere in the file: the rule, the
 // file, the kernel, the message and the trimmed text of the line (its
 // number only when the text is not at hand).
-static json_t *jfingerprint(const tdx_rep_run *run, const tdx_finding *f)
+static json_t *jfingerprint(const sb *b, const tdx_finding *f)
 {
     uint64_t h = 1469598103934665603ull;
     h = fnv1a(h, f->rule->id);
     h = fnv1a(h, f->file);
     h = fnv1a(h, f->kernel);
     h = fnv1a(h, f->message);
-    const tdx_rep_file *rf = tdx_rep__file(run, f->file);
+    const tdx_rep_file *rf = tdx_rep__file(&b->ix, f->file);
     size_t n;
     const char *s = rf ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
     if (s) {
@@ -219,6 +227,18 @@ static json_t *jfingerprint(const tdx_rep_run *run, const tdx_finding *f)
     return o;
 }
 
+// The kernel (with a file) that a finding without a location is about.
+static const tdx_kernel_info *kernel_of(const tdx_rep_run *run, const tdx_finding *f)
+{
+    for (size_t i = 0; f->kernel && run->ledger && i < run->ledger->kernels.len; i++) {
+        const tdx_kernel_info *k = run->ledger->kernels.items[i];
+        if (k->file && k->name && strcmp(k->name, f->kernel) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+// One result, pointing at its rule by id and by index.
 static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size_t rule_index)
 {
     json_t *o = json_object();
@@ -236,11 +256,18 @@ static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size
         st = tdx_buf_printf(&t, "\nRewrite family: %s", f->family);
     put(b, o, "message", st ? NULL : jtext(tdx_buf_str(&t)));
     tdx_buf_free(&t);
+    /* Code scanning shows only results with a location: a finding about a
+     * kernel as a whole (a GPU measurement) is anchored at its def line. */
+    const tdx_kernel_info *k = f->file ? NULL : kernel_of(run, f);
     if (f->file) {
         json_t *locs = json_array();
         push(b, locs, jlocation(b, run, f->file, f->line, f->col, f->end_line, f->end_col));
         put(b, o, "locations", locs);
-        put(b, o, "partialFingerprints", jfingerprint(run, f));
+        put(b, o, "partialFingerprints", jfingerprint(b, f));
+    } else if (k) {
+        json_t *locs = json_array();
+        push(b, locs, jlocation(b, run, k->file, k->line, k->col, 0, 0));
+        put(b, o, "locations", locs);
     }
     json_t *p = json_object();
     char id[32];
@@ -280,6 +307,7 @@ static json_t *jresult(sb *b, const tdx_rep_run *run, const tdx_finding *f, size
     return o;
 }
 
+// Rules by id (then by address, for a stable order of look-alikes).
 static int cmp_rule_ptrs(const void *a, const void *b)
 {
     const tdx_rule *x = *(const tdx_rule *const *)a, *y = *(const tdx_rule *const *)b;
@@ -287,14 +315,19 @@ static int cmp_rule_ptrs(const void *a, const void *b)
     return c ? c : (x > y) - (x < y);
 }
 
+// The log: one run with the used rules, notifications, artifacts, results.
 tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
-    sb b = {1, o ? o->root : NULL};
+    sb b = {1, o ? o->root : NULL, {0}};
+    if (tdx_rep__index_init(&b.ix, run) != TDX_OK)
+        return TDX_ERR_NOMEM;
     size_t nf = run->ledger ? tdx_ledger_count(run->ledger) : 0;
     /* The rules used, each once, in id order. */
     const tdx_rule **rules = calloc(nf ? nf : 1, sizeof *rules);
-    if (!rules)
+    if (!rules) {
+        tdx_rep__index_free(&b.ix);
         return TDX_ERR_NOMEM;
+    }
     size_t nr = 0;
     for (size_t i = 0; i < nf; i++) {
         const tdx_rule *r = tdx_ledger_at(run->ledger, i)->rule;
@@ -310,6 +343,7 @@ tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf 
     json_t *root = json_object();
     if (!root) {
         free(rules);
+        tdx_rep__index_free(&b.ix);
         return TDX_ERR_NOMEM;
     }
     put(&b, root, "$schema", json_string(SARIF_SCHEMA));
@@ -381,5 +415,6 @@ tdx_status tdx_rep_sarif(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf 
         }
     }
     json_decref(root);
+    tdx_rep__index_free(&b.ix);
     return st;
 }

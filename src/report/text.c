@@ -12,6 +12,7 @@
 /* Lines longer than this are not echoed under a finding (minified code). */
 #define CARET_MAX_LINE 2000
 
+// The ANSI colour of a severity, as GCC and Clang use them.
 static const char *sev_color(tdx_severity s)
 {
     switch (s) {
@@ -41,6 +42,7 @@ static tdx_status add_clean(tdx_buf *b, const char *s, size_t n)
     return st;
 }
 
+// add_clean over a NUL-terminated string.
 static tdx_status add_cleans(tdx_buf *b, const char *s) { return add_clean(b, s, strlen(s)); }
 
 // "file:line:col: " (bold when coloured); the kernel's name or the tool's
@@ -60,6 +62,7 @@ static tdx_status add_loc(tdx_buf *b, const tdx_rep_opts *o, const char *file, c
     return st;
 }
 
+// "warning: " (coloured when asked).
 static tdx_status add_sev(tdx_buf *b, const tdx_rep_opts *o, tdx_severity s)
 {
     if (o->color)
@@ -74,7 +77,7 @@ static tdx_status add_caret(tdx_buf *b, const tdx_rep_opts *o, const tdx_rep_fil
                             const tdx_finding *f)
 {
     size_t n;
-    const char *s = rf ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
+    const char *s = rf && f->line > 0 ? tdx_rep__line(rf->text, rf->len, f->line, &n) : NULL;
     if (!s || n > CARET_MAX_LINE)
         return TDX_OK;
     tdx_status st = tdx_buf_printf(b, "%5d | ", f->line);
@@ -125,8 +128,21 @@ static tdx_status add_note(tdx_buf *b, const tdx_rep_opts *o, const tdx_finding 
     return st;
 }
 
+// The finding with ledger id `id` (ids follow the order of addition, which
+// a sort of the ledger may have changed, hence the search).
+static const tdx_finding *cited(const tdx_ledger *l, int id)
+{
+    size_t n = l ? tdx_ledger_count(l) : 0;
+    if (id >= 1 && (size_t)id <= n && tdx_ledger_at(l, (size_t)id - 1)->id == id)
+        return tdx_ledger_at(l, (size_t)id - 1);
+    for (size_t i = 0; i < n; i++)
+        if (tdx_ledger_at(l, i)->id == id)
+            return tdx_ledger_at(l, i);
+    return NULL;
+}
+
 // One finding: the headline, the caret, and the notes behind it.
-static tdx_status add_finding(tdx_buf *b, const tdx_rep_run *run, const tdx_rep_opts *o,
+static tdx_status add_finding(tdx_buf *b, const tdx_rep__index *ix, const tdx_rep_opts *o,
                               const tdx_finding *f)
 {
     tdx_status st = add_loc(b, o, f->file, f->kernel, f->line, f->col);
@@ -137,7 +153,7 @@ static tdx_status add_finding(tdx_buf *b, const tdx_rep_run *run, const tdx_rep_
     if (!st)
         st = tdx_buf_printf(b, " [%s]\n", f->rule->id);
     if (!st && o->caret)
-        st = add_caret(b, o, tdx_rep__file(run, f->file), f);
+        st = add_caret(b, o, tdx_rep__file(ix, f->file), f);
     if (!st && f->hypothesis && *f->hypothesis)
         st = add_note(b, o, f, "why: ", f->hypothesis);
     if (!st && f->family && *f->family) {
@@ -159,6 +175,21 @@ static tdx_status add_finding(tdx_buf *b, const tdx_rep_run *run, const tdx_rep_
             st = tdx_buf_printf(&t, "%s%s=%s", i ? ", " : "", f->facts[i].key, f->facts[i].value);
         if (!st)
             st = add_note(b, o, f, "facts: ", tdx_buf_str(&t));
+        tdx_buf_free(&t);
+    }
+    for (size_t i = 0; !st && i < f->ncites; i++) {
+        const tdx_finding *c = cited(ix->run->ledger, f->cites[i]);
+        if (!c)
+            continue;
+        tdx_buf t;
+        tdx_buf_init(&t, 4096);
+        st = tdx_buf_printf(&t, "%s %s", c->rule->id, c->rule->name);
+        if (!st && c->file && c->line > 0)
+            st = tdx_buf_printf(&t, " at %s:%d", c->file, c->line);
+        if (!st && c->file && c->line > 0 && c->col > 0)
+            st = tdx_buf_printf(&t, ":%d", c->col);
+        if (!st)
+            st = add_note(b, o, f, "builds on: ", tdx_buf_str(&t));
         tdx_buf_free(&t);
     }
     if (!st && f->evidence && *f->evidence) {
@@ -205,83 +236,95 @@ static tdx_status add_kernel(tdx_buf *b, const tdx_rep_opts *o, const tdx_kernel
     return st;
 }
 
-// Does kernel k come before finding f in reading order?
-static int kernel_first(const tdx_rep_run *run, const tdx_kernel_info *k, const tdx_finding *f)
-{
-    const tdx_rep_file *kf = tdx_rep__file(run, k->file), *ff = tdx_rep__file(run, f->file);
-    size_t kr = kf ? (size_t)(kf - run->files) : run->nfiles;
-    size_t fr = ff ? (size_t)(ff - run->files) : run->nfiles;
-    if (kr != fr)
-        return kr < fr;
-    if (!k->file != !f->file)
-        return k->file != NULL;
-    int c = strcmp(k->file ? k->file : "", f->file ? f->file : "");
-    if (c)
-        return c < 0;
-    if (k->line != f->line)
-        return k->line < f->line;
-    return k->col <= f->col;
-}
+/* A kernel with its place in reading order. */
+typedef struct kitem {
+    const tdx_kernel_info *k;
+    size_t rank;
+} kitem;
 
-static int cmp_kernels(const void *a, const void *b, const tdx_rep_run *run)
+// Reading order of two places: file rank, a file before none, path, line, col.
+static int cmp_place(size_t ra, const char *fa, int la, int ca, size_t rb, const char *fb, int lb,
+                     int cb)
 {
-    const tdx_kernel_info *x = *(tdx_kernel_info *const *)a, *y = *(tdx_kernel_info *const *)b;
-    const tdx_rep_file *xf = tdx_rep__file(run, x->file), *yf = tdx_rep__file(run, y->file);
-    size_t xr = xf ? (size_t)(xf - run->files) : run->nfiles;
-    size_t yr = yf ? (size_t)(yf - run->files) : run->nfiles;
-    if (xr != yr)
-        return xr < yr ? -1 : 1;
-    if (!x->file != !y->file)
-        return x->file ? -1 : 1;
-    int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    if (!fa != !fb)
+        return fa ? -1 : 1;
+    int c = strcmp(fa ? fa : "", fb ? fb : "");
     if (c)
         return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    return (x->col > y->col) - (x->col < y->col);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return (ca > cb) - (ca < cb);
 }
 
+// Kernels in reading order (then by name).
+static int cmp_kitems(const void *a, const void *b)
+{
+    const kitem *x = a, *y = b;
+    int c = cmp_place(x->rank, x->k->file, x->k->line, x->k->col, y->rank, y->k->file, y->k->line,
+                      y->k->col);
+    return c ? c : (x->k->name && y->k->name ? strcmp(x->k->name, y->k->name) : 0);
+}
+
+// Two file names equal, NULL equal only to NULL.
+static int same_file(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+// Every kernel summary and finding of the run, in reading order.
 tdx_status tdx_rep_text(const tdx_rep_run *run, const tdx_rep_opts *o, tdx_buf *out)
 {
-    size_t nf;
-    tdx_finding **fs = tdx_rep__sorted(run, &nf);
-    if (!fs)
+    tdx_rep__index ix;
+    if (tdx_rep__index_init(&ix, run) != TDX_OK)
         return TDX_ERR_NOMEM;
+    size_t nf;
+    tdx_finding **fs = tdx_rep__sorted(&ix, &nf);
     size_t nk = run->ledger ? run->ledger->kernels.len : 0;
-    tdx_kernel_info **ks = calloc(nk ? nk : 1, sizeof *ks);
-    if (!ks) {
+    kitem *ks = calloc(nk ? nk : 1, sizeof *ks);
+    size_t *frank = calloc(nf ? nf : 1, sizeof *frank);
+    if (!fs || !ks || !frank) {
         free(fs);
+        free(ks);
+        free(frank);
+        tdx_rep__index_free(&ix);
         return TDX_ERR_NOMEM;
     }
-    for (size_t i = 0; i < nk; i++)
-        ks[i] = run->ledger->kernels.items[i];
-    /* Insertion sort: a handful of kernels per run, and qsort has no
-     * context argument in C11. */
-    for (size_t i = 1; i < nk; i++)
-        for (size_t j = i; j > 0 && cmp_kernels(&ks[j - 1], &ks[j], run) > 0; j--) {
-            tdx_kernel_info *t = ks[j];
-            ks[j] = ks[j - 1];
-            ks[j - 1] = t;
-        }
+    for (size_t i = 0; i < nk; i++) {
+        ks[i].k = run->ledger->kernels.items[i];
+        ks[i].rank = tdx_rep__rank(&ix, ks[i].k->file);
+    }
+    qsort(ks, nk, sizeof *ks, cmp_kitems);
+    for (size_t j = 0; j < nf; j++)
+        frank[j] = tdx_rep__rank(&ix, fs[j]->file);
+    /* Merge kernels and findings in reading order; a kernel's summary comes
+     * before the findings at or after its def line. */
     tdx_status st = TDX_OK;
     size_t i = 0, j = 0;
     while (st == TDX_OK && (i < nk || j < nf)) {
-        if (i < nk && (j >= nf || kernel_first(run, ks[i], fs[j]))) {
+        if (i < nk && (j >= nf || cmp_place(ks[i].rank, ks[i].k->file, ks[i].k->line,
+                                            ks[i].k->col, frank[j], fs[j]->file, fs[j]->line,
+                                            fs[j]->col) <= 0)) {
+            /* Its findings are among those of the same file, which are
+             * contiguous from j on. */
             size_t count = 0;
-            for (size_t x = 0; x < nf; x++)
-                if (fs[x]->kernel && strcmp(fs[x]->kernel, ks[i]->name) == 0 &&
-                    strcmp(fs[x]->file ? fs[x]->file : "", ks[i]->file ? ks[i]->file : "") == 0)
+            for (size_t x = j; x < nf && same_file(fs[x]->file, ks[i].k->file); x++)
+                if (fs[x]->kernel && strcmp(fs[x]->kernel, ks[i].k->name) == 0)
                     count++;
-            st = add_kernel(out, o, ks[i++], count);
+            st = add_kernel(out, o, ks[i++].k, count);
         } else {
-            st = add_finding(out, run, o, fs[j++]);
+            st = add_finding(out, &ix, o, fs[j++]);
         }
     }
+    free(frank);
     free(ks);
     free(fs);
+    tdx_rep__index_free(&ix);
     return st;
 }
 
+// Count files, kernels and findings by severity.
 void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t)
 {
     memset(t, 0, sizeof *t);
@@ -298,11 +341,13 @@ void tdx_rep_count(const tdx_rep_run *run, tdx_rep_totals *t)
     }
 }
 
+// The word for n things.
 static const char *plural(size_t n, const char *one, const char *many)
 {
     return n == 1 ? one : many;
 }
 
+// "1 error, 4 warnings, 1 note, 1 kernel in 2 files".
 tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, tdx_buf *out)
 {
     (void)o;
@@ -314,7 +359,15 @@ tdx_status tdx_rep_text_totals(const tdx_rep_totals *t, const tdx_rep_opts *o, t
                           plural(t->files, "file", "files"));
 }
 
+// Diags without carets.
 tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf *out)
+{
+    return tdx_rep_diags_text_src(d, NULL, o, out);
+}
+
+// Diags, with carets under those located in src when asked.
+tdx_status tdx_rep_diags_text_src(const tdx_diags *d, const tdx_rep_file *src,
+                                  const tdx_rep_opts *o, tdx_buf *out)
 {
     tdx_status st = TDX_OK;
     for (size_t i = 0; d && i < d->len && !st; i++) {
@@ -326,6 +379,12 @@ tdx_status tdx_rep_diags_text(const tdx_diags *d, const tdx_rep_opts *o, tdx_buf
             st = add_cleans(out, g->msg ? g->msg : "");
         if (!st)
             st = tdx_buf_addc(out, '\n');
+        if (!st && o->caret && src && src->path && g->file && strcmp(src->path, g->file) == 0) {
+            tdx_finding at = {0};
+            at.line = g->line;
+            at.col = g->col;
+            st = add_caret(out, o, src, &at);
+        }
     }
     return st;
 }

@@ -5,16 +5,62 @@
 
 #include "report/report_int.h"
 
-const tdx_rep_file *tdx_rep__file(const tdx_rep_run *run, const char *path)
+// Index entries by path, then by position in the run.
+static int cmp_entries(const void *a, const void *b)
+{
+    const tdx_rep__entry *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+// Build the sorted index of the run's files.
+tdx_status tdx_rep__index_init(tdx_rep__index *ix, const tdx_rep_run *run)
+{
+    ix->run = run;
+    ix->n = 0;
+    ix->order = malloc((run->nfiles ? run->nfiles : 1) * sizeof *ix->order);
+    if (!ix->order)
+        return TDX_ERR_NOMEM;
+    for (size_t i = 0; i < run->nfiles; i++)
+        if (run->files[i].path)
+            ix->order[ix->n++] = (tdx_rep__entry){run->files[i].path, i};
+    qsort(ix->order, ix->n, sizeof *ix->order, cmp_entries);
+    return TDX_OK;
+}
+
+// Release the index (not the files).
+void tdx_rep__index_free(tdx_rep__index *ix)
+{
+    free(ix->order);
+    ix->order = NULL;
+}
+
+// Binary search for the first file entry with this path.
+const tdx_rep_file *tdx_rep__file(const tdx_rep__index *ix, const char *path)
 {
     if (!path)
         return NULL;
-    for (size_t i = 0; i < run->nfiles; i++)
-        if (run->files[i].path && strcmp(run->files[i].path, path) == 0)
-            return &run->files[i];
+    size_t lo = 0, hi = ix->n; /* first entry whose path is >= path */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->order[mid].path, path) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < ix->n && strcmp(ix->order[lo].path, path) == 0)
+        return &ix->run->files[ix->order[lo].i];
     return NULL;
 }
 
+// A file's position in the run, for reading order.
+size_t tdx_rep__rank(const tdx_rep__index *ix, const char *path)
+{
+    const tdx_rep_file *f = tdx_rep__file(ix, path);
+    return f ? (size_t)(f - ix->run->files) : ix->run->nfiles;
+}
+
+// Find line `line` of text by counting newlines.
 const char *tdx_rep__line(const char *text, size_t len, int line, size_t *linelen)
 {
     if (!text || line < 1)
@@ -36,6 +82,7 @@ const char *tdx_rep__line(const char *text, size_t len, int line, size_t *linele
     return p;
 }
 
+// Count the code points before a byte column (UTF-8 lead bytes).
 int tdx_rep__cp_col(const tdx_rep_file *f, int line, int bytecol)
 {
     if (!f || !f->text || bytecol < 1)
@@ -59,6 +106,7 @@ typedef struct sort_item {
     size_t rank; /* index of the file in the run; nfiles when not in it */
 } sort_item;
 
+// Findings in reading order: file rank, file, line, column, rule, id.
 static int cmp_items(const void *a, const void *b)
 {
     const sort_item *x = a, *y = b;
@@ -80,8 +128,10 @@ static int cmp_items(const void *a, const void *b)
     return (x->f->id > y->f->id) - (x->f->id < y->f->id);
 }
 
-tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n)
+// A sorted copy of the ledger's finding pointers.
+tdx_finding **tdx_rep__sorted(const tdx_rep__index *ix, size_t *n)
 {
+    const tdx_rep_run *run = ix->run;
     size_t len = run->ledger ? tdx_ledger_count(run->ledger) : 0;
     *n = len;
     sort_item *items = calloc(len ? len : 1, sizeof *items);
@@ -93,8 +143,7 @@ tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n)
     }
     for (size_t i = 0; i < len; i++) {
         items[i].f = tdx_ledger_at(run->ledger, i);
-        const tdx_rep_file *rf = tdx_rep__file(run, items[i].f->file);
-        items[i].rank = rf ? (size_t)(rf - run->files) : run->nfiles;
+        items[i].rank = tdx_rep__rank(ix, items[i].f->file);
     }
     qsort(items, len, sizeof *items, cmp_items);
     for (size_t i = 0; i < len; i++)
@@ -103,6 +152,7 @@ tdx_finding **tdx_rep__sorted(const tdx_rep_run *run, size_t *n)
     return out;
 }
 
+// Strip root (and the slashes after it) from an absolute path under it.
 const char *tdx_rep__under(const char *path, const char *root)
 {
     if (!path || !root || path[0] != '/' || root[0] != '/')
@@ -161,6 +211,7 @@ static tdx_status add_normalised(tdx_buf *out, const char *p, int absolute)
     return st;
 }
 
+// Normalise, relativise and percent-encode a path for SARIF.
 tdx_status tdx_rep__uri(const char *path, const char *root, tdx_buf *out)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -183,6 +234,7 @@ tdx_status tdx_rep__uri(const char *path, const char *root, tdx_buf *out)
     return st;
 }
 
+// The level's name as the docs use it.
 const char *tdx_rep__level_name(int level)
 {
     switch (level) {
@@ -194,21 +246,41 @@ const char *tdx_rep__level_name(int level)
     return "unknown level";
 }
 
-// Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid.
+// Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid:
+// overlong forms, surrogates and code points past U+10FFFF are invalid
+// (RFC 3629), as JSON parsers and Jansson itself require.
 static size_t utf8_seq(const unsigned char *s)
 {
     unsigned c = s[0];
     if (c < 0x80)
         return 1;
-    size_t k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (k == 0 || (k == 2 && c < 0xC2))
+    size_t k;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        k = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        k = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        k = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else
         return 0;
-    for (size_t i = 1; i < k; i++)
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < k; i++)
         if ((s[i] & 0xC0) != 0x80)
             return 0;
     return k;
 }
 
+// Copy s, replacing each byte of an invalid UTF-8 sequence by '?'.
 char *tdx_rep__utf8_clean(const char *s)
 {
     size_t n = strlen(s);

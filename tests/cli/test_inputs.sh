@@ -20,6 +20,14 @@ run triage plain.py; expect_rc 0; expect_err "plain.py: note: no @triton.jit ker
 expect_out_has "in 1 file"
 run triage /dev/null; expect_rc 3; expect_err "/dev/null: error: not a regular file or directory"
 
+# Standard input, named "-" (once, however often it is named).
+LAST_CMD="tritondx triage - - <plain.py"
+"$TDX" triage - - <plain.py >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_rc 0; expect_err "<stdin>: note: no @triton.jit kernel found"; expect_out_has "in 1 file"
+LAST_CMD="tritondx triage - <bin.py"
+"$TDX" triage - <bin.py >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_rc 3; expect_err "<stdin>: error: binary file (a NUL byte or invalid UTF-8), not Python source"
+
 truncate -s 17M big.py
 run triage big.py; expect_rc 3; expect_err "big.py: error: file larger than 16 MiB, not read"
 
@@ -76,4 +84,11 @@ NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/out" || fail "colou
 expect_json 'd["files"][0]["status"] == "ok"'
 NO_COLOR=1 run triage missing.py
 NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/err" || fail "colour despite NO_COLOR"
+
+# Output that cannot be written is a failure, not a clean run.
+if [ -w /dev/full ]; then
+    LAST_CMD="tritondx triage --format json plain.py >/dev/full"
+    "$TDX" triage --format json plain.py >/dev/full 2>"$TMP/err"; rc=$?
+    expect_rc 4; expect_err_has "tritondx: error: cannot write the output"
+fi
 done_ok

@@ -1,18 +1,7 @@
 # `tritondx triage` end to end with the real level 0 triage and parser:
 # findings on the bundled example in all three formats, and a syntax error
 # reported at its line and column.
-#
-# Until the triage and parser modules are in the build, `triage` finds
-# nothing in examples/softmax.py; this test then exits 77 (ctest: skipped)
-# and says so. That gate goes once they are merged.
 . "$(dirname "$0")/lib.sh" "$@"
-
-run triage --format json "$SRC/examples/softmax.py"
-if [ "$rc" = 0 ] &&
-    python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["findings"]) != 0)' "$TMP/out"; then
-    echo "SKIP: level 0 triage is a placeholder in this build (no finding on examples/softmax.py)"
-    exit 77
-fi
 
 cd "$SRC" || exit 1
 run triage examples/softmax.py; expect_rc 1
@@ -21,6 +10,11 @@ grep -qE '^examples/softmax\.py:[0-9]+:[0-9]+: warning: .+ \[TDX[0-9]{3}\]$' "$T
     fail "no compiler-style warning line"
 expect_out_has "note: kernel 'softmax_kernel': "
 expect_out_lacks " | "   # no caret: stdout is not a terminal
+LAST_CMD="tritondx triage - <examples/softmax.py"
+"$TDX" triage - <examples/softmax.py >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_rc 1
+NCHECKS=$((NCHECKS + 1))
+grep -qE '^<stdin>:[0-9]+:[0-9]+: warning: .+ \[TDX[0-9]{3}\]$' "$TMP/out" || fail "no <stdin> warning"
 run triage --caret=always examples/softmax.py; expect_rc 1
 NCHECKS=$((NCHECKS + 1)); grep -qE '^ +[0-9]+ \| ' "$TMP/out" || fail "no source line"
 NCHECKS=$((NCHECKS + 1)); grep -qE '^      \| +\^' "$TMP/out" || fail "no caret"
@@ -47,4 +41,13 @@ grep -qE "^$TMP/syntax\.py:[0-9]+:[0-9]+: error: " "$TMP/err" || fail "no locate
 run triage --format json "$TMP/syntax.py" examples/softmax.py; expect_rc 3
 expect_json '[f["status"] for f in d["files"]] == ["parse error", "ok"]'
 expect_json 'len(d["findings"]) >= 1'
+
+# A whole corpus directory: every file in name order, the broken one
+# reported and the rest triaged; SARIF results all point into the rules.
+run triage --format sarif tests/data/triage; expect_rc 3
+expect_err_one_line_messages
+expect_err_has "tests/data/triage/syntax_error.py:"
+expect_json 'len(d["runs"][0]["results"]) >= 10'
+expect_json 'all(d["runs"][0]["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"] for r in d["runs"][0]["results"])'
+expect_json '[a["location"]["uri"] for a in d["runs"][0]["artifacts"]] == sorted(a["location"]["uri"] for a in d["runs"][0]["artifacts"])'
 done_ok

@@ -118,7 +118,8 @@ static void canned_init(canned *c)
     assert_int_equal(tdx_finding_set_kernel(&c->led, f6, "row_sum"), TDX_OK);
 
     tdx_diags_add(&c->diags, TDX_SEV_ERROR, "report/bad.py", 3, 7, "invalid syntax");
-    tdx_diags_add(&c->diags, TDX_SEV_NOTE, "report/empty.py", 0, 0, "empty file, nothing to triage");
+    tdx_diags_add(&c->diags, TDX_SEV_NOTE, "report/empty.py", 0, 0,
+                  "empty file, nothing to triage");
 
     c->files[0] = (tdx_rep_file){kp, c->text, c->len, TDX_OK};
     c->files[1] = (tdx_rep_file){"report/bad.py", NULL, 0, TDX_ERR_PARSE};
@@ -182,6 +183,15 @@ static void text_golden(void **state)
     tdx_buf_reset(&b);
     assert_int_equal(tdx_rep_diags_text(&c.diags, &plain, &b), TDX_OK);
     assert_string_equal(tdx_buf_str(&b), "report/bad.py:3:7: error: invalid syntax\n"
+                                         "report/empty.py: note: empty file, nothing to triage\n");
+    /* With a caret, under the diag located in the file at hand only. */
+    tdx_buf_reset(&b);
+    tdx_rep_file bad = {"report/bad.py", "a\nb\ndef f(:\n", 12, TDX_ERR_PARSE};
+    tdx_rep_opts oc = {.caret = 1};
+    assert_int_equal(tdx_rep_diags_text_src(&c.diags, &bad, &oc, &b), TDX_OK);
+    assert_string_equal(tdx_buf_str(&b), "report/bad.py:3:7: error: invalid syntax\n"
+                                         "    3 | def f(:\n"
+                                         "      |       ^\n"
                                          "report/empty.py: note: empty file, nothing to triage\n");
     tdx_buf_free(&b);
     canned_free(&c);
@@ -256,7 +266,9 @@ static void text_caret_alignment(void **state)
     tdx_rep_opts o = {.caret = 1};
     assert_int_equal(tdx_rep_text(&run, &o, &b), TDX_OK);
     const char *s = tdx_buf_str(&b);
-    assert_non_null(strstr(s, "t.py:1:6: error: at c [TDX000]\n    1 | \tab\xc3\xa9" "cd\n      | \t   ^~\n"));
+    assert_non_null(strstr(s, "t.py:1:6: error: at c [TDX000]\n"
+                              "    1 | \tab\xc3\xa9" "cd\n"
+                              "      | \t   ^~\n"));
     assert_non_null(strstr(s, "past the end [TDX000]\n    1 | \tab\xc3\xa9" "cd\n      | \t     "));
     assert_non_null(strstr(s, "t.py:7:1: error: no such line [TDX000]\n"));
     assert_null(strstr(s, "    7 |"));
@@ -382,7 +394,8 @@ static void check_sarif_structure(const char *doc, size_t want_results)
                                      json_array_get(rules, (size_t)json_integer_value(ix)), "id")));
         const char *lv = json_string_value(json_object_get(res, "level"));
         assert_true(lv && (!strcmp(lv, "error") || !strcmp(lv, "warning") || !strcmp(lv, "note")));
-        const char *msg = json_string_value(json_object_get(json_object_get(res, "message"), "text"));
+        json_t *jmsg = json_object_get(res, "message");
+        const char *msg = json_string_value(json_object_get(jmsg, "text"));
         assert_true(msg && *msg);
         json_t *locs = json_object_get(res, "locations");
         for (size_t k = 0; k < json_array_size(locs); k++) {
@@ -428,10 +441,13 @@ static void sarif_golden_and_structure(void **state)
      * points on the line with an 'é'; the URI of a path with a space. */
     json_t *root = json_loads(tdx_buf_str(&b), 0, NULL);
     json_t *run = json_array_get(json_object_get(root, "runs"), 0);
-    json_t *rules = json_object_get(json_object_get(json_object_get(run, "tool"), "driver"), "rules");
+    json_t *driver = json_object_get(json_object_get(run, "tool"), "driver");
+    json_t *rules = json_object_get(driver, "rules");
     assert_int_equal(json_array_size(rules), 4);
-    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 0), "id")), "TST001");
-    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 3), "id")), "TST301");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 0), "id")),
+                        "TST001");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 3), "id")),
+                        "TST301");
     json_t *r4 = json_array_get(json_object_get(run, "results"), 3);
     json_t *reg = json_object_get(
         json_object_get(json_array_get(json_object_get(r4, "locations"), 0), "physicalLocation"),
@@ -439,13 +455,20 @@ static void sarif_golden_and_structure(void **state)
     assert_int_equal(json_integer_value(json_object_get(reg, "startColumn")), 18);
     assert_int_equal(json_integer_value(json_object_get(reg, "endColumn")), 32);
     json_t *r5 = json_array_get(json_object_get(run, "results"), 4);
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(json_array_get(
-                                                                json_object_get(r5, "locations"), 0),
-                                                            "physicalLocation"),
-                                            "artifactLocation"),
-                            "uri")),
-                        "lib/other%20file.py");
+    json_t *pl5 = json_object_get(json_array_get(json_object_get(r5, "locations"), 0),
+                                  "physicalLocation");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(pl5, "artifactLocation"), "uri")),
+        "lib/other%20file.py");
+    /* The finding without a file is anchored at its kernel's def line. */
+    json_t *r6 = json_array_get(json_object_get(run, "results"), 5);
+    json_t *pl6 = json_object_get(json_array_get(json_object_get(r6, "locations"), 0),
+                                  "physicalLocation");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(pl6, "artifactLocation"), "uri")),
+        "report/kern.py");
+    json_t *reg6 = json_object_get(pl6, "region");
+    assert_int_equal(json_integer_value(json_object_get(reg6, "startLine")), 6);
     json_t *inv = json_array_get(json_object_get(run, "invocations"), 0);
     assert_true(json_is_false(json_object_get(inv, "executionSuccessful")));
     assert_int_equal(json_array_size(json_object_get(inv, "toolExecutionNotifications")), 2);
@@ -499,6 +522,11 @@ static void uri_and_columns(void **state)
     assert_null(tdx_rep__under("rel/a.py", "/work"));
     tdx_buf_free(&b);
 
+    char *c = tdx_rep__utf8_clean("\xed\xa0\x80|\xe0\x80\x80|\xf4\x90\x80\x80|\xc0\xaf|"
+                                  "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|\xe2\x82");
+    assert_string_equal(c, "???|???|????|??|\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|??");
+    free(c);
+
     const char *src = "ab\n\xc3\xa9\xe2\x82\xac" "x\r\n";
     tdx_rep_file f = {"f.py", src, strlen(src), TDX_OK};
     assert_int_equal(tdx_rep__cp_col(&f, 1, 2), 2);
@@ -532,6 +560,64 @@ static void renderers_respect_the_buffer_cap(void **state)
     canned_free(&c);
 }
 
+// Random bytes in every string and random positions (a fixed seed): JSON
+// and SARIF stay parseable, text has no control character but \n and \t.
+static void renderers_survive_random_input(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        tdx_ledger l;
+        tdx_ledger_init(&l);
+        char msg[64], path[32], src[256];
+        for (size_t i = 0; i < sizeof src - 1; i++) {
+            seed = seed * 1103515245u + 12345u;
+            src[i] = (char)((seed >> 16) & 0xff);
+            if (src[i] == 0)
+                src[i] = '\n';
+        }
+        src[sizeof src - 1] = '\0';
+        memcpy(path, src, sizeof path - 1);
+        path[sizeof path - 1] = '\0';
+        tdx_rep_file file = {path, src, strlen(src), TDX_OK};
+        for (int k = 0; k < 5; k++) {
+            memcpy(msg, src + 40 + k * 30, sizeof msg - 1);
+            msg[sizeof msg - 1] = '\0';
+            seed = seed * 1103515245u + 12345u;
+            int line = (int)(seed >> 20) % 12 - 1, col = (int)(seed >> 8) % 90 - 1;
+            tdx_finding *f =
+                tdx_ledger_add(&l, "TDX000", k == 4 ? NULL : path, line, col, "%s", msg);
+            assert_non_null(f);
+            f->end_line = line + (int)(seed & 1);
+            f->end_col = col + (int)(seed >> 28) - 4;
+            tdx_finding_set_kernel(&l, f, msg + 3);
+            tdx_finding_set_hypothesis(&l, f, "%s", msg + 5);
+            tdx_finding_set_evidence(&l, f, msg + 7);
+            tdx_finding_fact(&l, f, msg + 9, "%s", msg + 11);
+        }
+        tdx_ledger_add_kernel(&l, msg, path, 2, 3, msg + 1, 0.3);
+        tdx_rep_run run = {&l, &file, 1, NULL};
+        tdx_buf b;
+        tdx_buf_init(&b, 0);
+        tdx_rep_opts o = {.color = round & 1, .caret = 1, .root = "/"};
+        assert_int_equal(tdx_rep_text(&run, &o, &b), TDX_OK);
+        for (size_t i = 0; i < b.len; i++) {
+            unsigned char c = (unsigned char)b.data[i];
+            assert_true(c >= 0x20 || c == '\n' || c == '\t' || (o.color && c == 033));
+        }
+        tdx_buf_reset(&b);
+        assert_int_equal(tdx_rep_json(&run, &o, &b), TDX_OK);
+        json_t *j = json_loads(tdx_buf_str(&b), 0, NULL);
+        assert_non_null(j);
+        json_decref(j);
+        tdx_buf_reset(&b);
+        assert_int_equal(tdx_rep_sarif(&run, &o, &b), TDX_OK);
+        check_sarif_structure(tdx_buf_str(&b), 5);
+        tdx_buf_free(&b);
+        tdx_ledger_free(&l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,6 +630,7 @@ int main(void)
         cmocka_unit_test(sarif_golden_and_structure),
         cmocka_unit_test(uri_and_columns),
         cmocka_unit_test(renderers_respect_the_buffer_cap),
+        cmocka_unit_test(renderers_survive_random_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,6 +108,36 @@ static void walk_is_sorted_and_skips_hidden(void **state)
     assert_int_equal(tdx_in_add(&l, p, &d), TDX_OK);
     assert_int_equal(l.len, 6);
     assert_true(l.files[5].explicit_);
+    /* The same paths again add nothing. */
+    assert_int_equal(tdx_in_add(&l, p, &d), TDX_OK);
+    snprintf(p, sizeof p, "%s/tree/", root);
+    assert_int_equal(tdx_in_add(&l, p, &d), TDX_OK);
+    assert_int_equal(l.len, 6);
+    tdx_in_list_free(&l);
+    tdx_diags_free(&d);
+}
+
+// Many files: the seen-set grows and still finds every path.
+static void many_files_no_duplicates(void **state)
+{
+    (void)state;
+    dir("many");
+    char p[512];
+    for (int i = 0; i < 300; i++) {
+        snprintf(p, sizeof p, "many/f%03d.py", i);
+        put(p, "x = 1\n", 6);
+    }
+    tdx_in_list l;
+    tdx_diags d;
+    tdx_in_list_init(&l);
+    tdx_diags_init(&d);
+    snprintf(p, sizeof p, "%s/many", root);
+    assert_int_equal(tdx_in_add(&l, p, &d), TDX_OK);
+    assert_int_equal(tdx_in_add(&l, p, &d), TDX_OK);
+    snprintf(p, sizeof p, "%s/many/f123.py", root);
+    assert_int_equal(tdx_in_add(&l, p, &d), TDX_OK);
+    assert_int_equal(l.len, 300);
+    assert_string_equal(rel(&l, 299), "many/f299.py");
     tdx_in_list_free(&l);
     tdx_diags_free(&d);
 }
@@ -192,6 +222,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walk_is_sorted_and_skips_hidden),
+        cmocka_unit_test(many_files_no_duplicates),
         cmocka_unit_test(missing_and_empty_directories),
         cmocka_unit_test(load_checks_size_and_content),
     };

@@ -69,7 +69,7 @@ static const tdx_rule fake[] = {
     {"TDX001", "tiny-block", 0, TDX_SEV_WARNING, "retune", "the block | is tiny",
      "tritondx counts elements per program.", "raise BLOCK", "notes/h200.md"},
     {"TDX301", "no-pipelining", 3, TDX_SEV_NOTE, "", "no pipelining", "The pipeliner skipped it.",
-     "set num_stages", "lib/Dialect/TritonGPU/Transforms/Pipeliner/"},
+     "set num_stages", "num_stages defaults to 3 (lib/Dialect/TritonGPU/Transforms/Pipeliner/)"},
 };
 
 static void list_and_explain(void **state)
@@ -91,7 +91,8 @@ static void list_and_explain(void **state)
                                          "  The pipeliner skipped it.\n\n"
                                          "what to change:\n  set num_stages\n\n"
                                          "the fact behind it:\n"
-                                         "  lib/Dialect/TritonGPU/Transforms/Pipeliner/\n");
+                                         "  num_stages defaults to 3 "
+                                         "(lib/Dialect/TritonGPU/Transforms/Pipeliner/)\n");
     tdx_buf_free(&b);
 }
 
@@ -125,13 +126,16 @@ static void markdown_shape(void **state)
     const char *s = tdx_buf_str(&b);
     assert_non_null(strstr(s, "| [TDX001](#tdx001-tiny-block) | `tiny-block` | 0 | warning | "
                               "`retune` | the block \\| is tiny |\n"));
-    assert_non_null(strstr(s, "| [TDX301](#tdx301-no-pipelining) | `no-pipelining` | 3 | note | - |"));
+    assert_non_null(
+        strstr(s, "| [TDX301](#tdx301-no-pipelining) | `no-pipelining` | 3 | note | - |"));
     assert_non_null(strstr(s, "\n## Level 0: source triage\n\n### TDX001 tiny-block\n\n"
                               "The block | is tiny.\n"));
     assert_non_null(strstr(s, "\n## Level 3: compiler-grounded analysis\n"));
     /* The tool's name stays lower case at the start of a sentence. */
     assert_non_null(strstr(s, "\ntritondx counts elements per program.\n"));
     assert_non_null(strstr(s, "**What to change.** Raise BLOCK.\n"));
+    /* An identifier at the start keeps its spelling. */
+    assert_non_null(strstr(s, "**The fact behind it.** num_stages defaults to 3"));
     tdx_buf_free(&b);
 }
 

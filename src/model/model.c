@@ -1,0 +1,831 @@
+/* Building the kernel model of a file: kernels and helpers, their
+ * parameters and decorators (autotune configs, heuristics,
+ * do_not_specialize), and the launch sites in the non-jit code with their
+ * grids, constexpr arguments and launch-side passes. Kernel bodies are
+ * folded by model_eval.c. */
+#include <string.h>
+
+#include "model/model_int.h"
+
+enum { MAX_FOLD_DEPTH = 24 };
+
+tdx_km_kernel *tdx_km_kernel_named(const tdx_km_file *f, const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < f->kernels.len; i++) {
+        tdx_km_kernel *k = f->kernels.items[i];
+        if (strcmp(k->name, name) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+tdx_km_param *tdx_km_param_find(const tdx_km_kernel *k, const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].name, name) == 0)
+            return &k->params[i];
+    return NULL;
+}
+
+const char *tdx_km_tl_name(const tdx_src_node *callee)
+{
+    if (!callee || callee->kind != TDX_SRC_ATTRIBUTE || !callee->name)
+        return NULL;
+    const tdx_src_node *n = tdx_src_kid(callee, TDX_SRC_R_VALUE);
+    while (n && n->kind == TDX_SRC_ATTRIBUTE)
+        n = tdx_src_kid(n, TDX_SRC_R_VALUE);
+    if (!n || n->kind != TDX_SRC_NAME || !n->name)
+        return NULL;
+    static const char *const roots[] = {"tl", "triton", "libdevice", "tlm", "language", NULL};
+    for (const char *const *r = roots; *r; r++)
+        if (strcmp(n->name, *r) == 0)
+            return callee->name;
+    return NULL;
+}
+
+// The last name of a NAME/ATTRIBUTE chain, or NULL.
+static const char *last_name(const tdx_src_node *n)
+{
+    if (n && (n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_ATTRIBUTE))
+        return n->name;
+    return NULL;
+}
+
+int tdx_km_is_int64_dtype(const tdx_src_node *n)
+{
+    const char *s = last_name(n);
+    return s && (strcmp(s, "int64") == 0 || strcmp(s, "uint64") == 0);
+}
+
+int tdx_km_is_half_dtype(const tdx_src_node *n)
+{
+    const char *s = last_name(n);
+    return s && (strcmp(s, "float16") == 0 || strcmp(s, "bfloat16") == 0 ||
+                 strcmp(s, "fp16") == 0 || strcmp(s, "bf16") == 0 ||
+                 strncmp(s, "float8", 6) == 0);
+}
+
+/* ---- folding integers in the non-jit code ---------------------------- */
+
+typedef struct fold {
+    const tdx_km_file *f;
+    const tdx_src_node *scope;  /* FUNCDEF, or NULL for module constants only */
+    const tdx_km_launch *launch;
+    const char *meta;           /* lambda parameter standing for the launch keywords */
+    int depth;
+} fold;
+
+static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n, long long *v);
+
+typedef struct finder {
+    const char *name;
+    size_t before;              /* only assignments starting before this offset */
+    const tdx_src_node *value;  /* last value found (NULL: none or unknown) */
+    const tdx_src_node *stmt;
+    int found;
+} finder;
+
+// Look for `name = value` (or a tuple assignment) in a block, recursively
+// through if/for/while/with/try, never into nested functions or classes.
+static void find_assign(finder *fd, const tdx_src_node *block)
+{
+    for (uint32_t i = 0; i < block->nkids; i++) {
+        const tdx_src_node *s = block->kids[i];
+        if (s->start >= fd->before)
+            return;
+        if (s->role != TDX_SRC_R_BODY && s->role != TDX_SRC_R_ORELSE &&
+            s->role != TDX_SRC_R_FINALBODY && s->role != TDX_SRC_R_HANDLER)
+            continue;
+        switch (s->kind) {
+        case TDX_SRC_ASSIGN: {
+            const tdx_src_node *value = tdx_src_kid(s, TDX_SRC_R_VALUE);
+            for (const tdx_src_node *t = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); t;
+                 t = tdx_src_next(s, TDX_SRC_R_TARGET, t)) {
+                if (t->kind == TDX_SRC_NAME && strcmp(t->name, fd->name) == 0) {
+                    fd->value = value, fd->stmt = s, fd->found = 1;
+                } else if (t->kind == TDX_SRC_TUPLE) {
+                    for (uint32_t j = 0; j < t->nkids; j++) {
+                        const tdx_src_node *e = t->kids[j];
+                        if (e->kind != TDX_SRC_NAME || strcmp(e->name, fd->name) != 0)
+                            continue;
+                        fd->found = 1, fd->stmt = s;
+                        fd->value = (value && value->kind == TDX_SRC_TUPLE &&
+                                     value->nkids == t->nkids)
+                                        ? value->kids[j]
+                                        : NULL;
+                    }
+                }
+            }
+            break;
+        }
+        case TDX_SRC_AUGASSIGN:
+        case TDX_SRC_ANNASSIGN: {
+            const tdx_src_node *t = tdx_src_kid(s, TDX_SRC_R_TARGET);
+            if (t && t->kind == TDX_SRC_NAME && strcmp(t->name, fd->name) == 0) {
+                fd->found = 1, fd->stmt = s;
+                fd->value = s->kind == TDX_SRC_ANNASSIGN ? tdx_src_kid(s, TDX_SRC_R_VALUE) : NULL;
+            }
+            break;
+        }
+        case TDX_SRC_FOR: {
+            const tdx_src_node *t = tdx_src_kid(s, TDX_SRC_R_TARGET);
+            if (t && t->kind == TDX_SRC_NAME && strcmp(t->name, fd->name) == 0)
+                fd->found = 1, fd->value = NULL, fd->stmt = s;
+            find_assign(fd, s);
+            break;
+        }
+        case TDX_SRC_IF:
+        case TDX_SRC_WHILE:
+        case TDX_SRC_WITH:
+        case TDX_SRC_TRY:
+        case TDX_SRC_EXCEPT:
+            find_assign(fd, s);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+// The expression a name is bound to in scope before `before` (NULL: end).
+static const tdx_src_node *binding_of(const tdx_src_node *scope, const char *name,
+                                      const tdx_src_node *before, int *found)
+{
+    finder fd = {name, before ? before->start : (size_t)-1, NULL, NULL, 0};
+    find_assign(&fd, scope);
+    *found = fd.found;
+    return fd.value;
+}
+
+static int fold_name(fold *fx, const tdx_src_node *before, const char *name, long long *v)
+{
+    int found = 0;
+    if (fx->scope) {
+        const tdx_src_node *val = binding_of(fx->scope, name, before, &found);
+        if (found)
+            return val ? fold_expr(fx, val, val, v) : 0;
+        if (tdx_src_param(fx->scope, name))
+            return 0;
+    }
+    const tdx_src_node *val = NULL;
+    for (size_t i = fx->f->nglobals; i-- > 0;)
+        if (fx->f->global_names[i][0] == name[0] && strcmp(fx->f->global_names[i], name) == 0) {
+            val = fx->f->global_values[i];
+            found = 1;
+            break;
+        }
+    if (!found || !val)
+        return 0;
+    fold mod = *fx;
+    mod.scope = NULL;
+    return fold_expr(&mod, val, val, v);
+}
+
+static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n, long long *v)
+{
+    if (!n || fx->depth > MAX_FOLD_DEPTH)
+        return 0;
+    fx->depth++;
+    int ok = 0;
+    long long a, b;
+    switch (n->kind) {
+    case TDX_SRC_NUMBER:
+        ok = tdx_src_int_value(fx->f->mod, n, v) == TDX_OK;
+        break;
+    case TDX_SRC_NAME:
+        ok = fold_name(fx, before, n->name, v);
+        break;
+    case TDX_SRC_UNARYOP:
+        if (n->op == TDX_OP_MINUS && fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_OPERAND), &a))
+            *v = -a, ok = 1;
+        else if (n->op == TDX_OP_PLUS)
+            ok = fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_OPERAND), v);
+        break;
+    case TDX_SRC_BINOP:
+        if (!fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_LEFT), &a) ||
+            !fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_RIGHT), &b))
+            break;
+        ok = 1;
+        switch (n->op) {
+        case TDX_OP_PLUS: *v = a + b; break;
+        case TDX_OP_MINUS: *v = a - b; break;
+        case TDX_OP_STAR: *v = a * b; break;
+        case TDX_OP_DSLASH: ok = b > 0 && a >= 0; if (ok) *v = a / b; break;
+        case TDX_OP_PERCENT: ok = b > 0 && a >= 0; if (ok) *v = a % b; break;
+        case TDX_OP_LSHIFT: ok = b >= 0 && b < 62; if (ok) *v = a << b; break;
+        case TDX_OP_RSHIFT: ok = b >= 0 && b < 63; if (ok) *v = a >> b; break;
+        default: ok = 0; break;
+        }
+        break;
+    case TDX_SRC_CALL: {
+        const tdx_src_node *fn = tdx_src_call_func(n);
+        const char *name = fn ? last_name(fn) : NULL;
+        size_t na = tdx_src_call_nargs(n);
+        if (!name)
+            break;
+        if ((strcmp(name, "cdiv") == 0) && na == 2 &&
+            fold_expr(fx, before, tdx_src_call_arg(n, 0), &a) &&
+            fold_expr(fx, before, tdx_src_call_arg(n, 1), &b) && b > 0 && a >= 0) {
+            *v = (a + b - 1) / b, ok = 1;
+        } else if (strcmp(name, "next_power_of_2") == 0 && na == 1 &&
+                   fold_expr(fx, before, tdx_src_call_arg(n, 0), &a) && a >= 0 &&
+                   a < (1LL << 40)) {
+            long long p = 1;
+            while (p < a)
+                p <<= 1;
+            *v = p, ok = 1;
+        } else if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && na >= 1 &&
+                   fn->kind == TDX_SRC_NAME) {
+            ok = 1;
+            for (size_t i = 0; i < na && ok; i++) {
+                if (!fold_expr(fx, before, tdx_src_call_arg(n, i), &a))
+                    ok = 0;
+                else if (i == 0 || (name[1] == 'i' ? a < *v : a > *v))
+                    *v = a;
+            }
+        } else if (strcmp(name, "int") == 0 && na == 1 && fn->kind == TDX_SRC_NAME) {
+            ok = fold_expr(fx, before, tdx_src_call_arg(n, 0), v);
+        }
+        break;
+    }
+    case TDX_SRC_SUBSCRIPT: {
+        /* META["BLOCK"] in a grid lambda: the launch keyword BLOCK */
+        const tdx_src_node *obj = tdx_src_kid(n, TDX_SRC_R_VALUE);
+        const tdx_src_node *idx = tdx_src_kid(n, TDX_SRC_R_INDEX);
+        if (fx->meta && fx->launch && obj && obj->kind == TDX_SRC_NAME &&
+            strcmp(obj->name, fx->meta) == 0 && idx && idx->kind == TDX_SRC_STRING) {
+            tdx_arena tmp;
+            tdx_arena_init(&tmp, 256);
+            const char *key = tdx_src_string_value(fx->f->mod, idx, &tmp);
+            const tdx_src_node *w;
+            ok = key && tdx_km_launch_constexpr(fx->f, fx->launch, key, v, &w);
+            tdx_arena_free(&tmp);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    fx->depth--;
+    return ok;
+}
+
+int tdx_km_fold_int(const tdx_km_file *f, const tdx_src_node *scope, const tdx_src_node *before,
+                    const tdx_km_launch *launch, const tdx_src_node *expr, long long *v)
+{
+    fold fx = {f, (scope && scope->kind == TDX_SRC_FUNCDEF) ? scope : NULL, launch, NULL, 0};
+    if (!before)
+        before = expr;
+    return fold_expr(&fx, fx.scope ? before : NULL, expr, v);
+}
+
+int tdx_km_launch_constexpr(const tdx_km_file *f, const tdx_km_launch *l, const char *name,
+                            long long *v, const tdx_src_node **where)
+{
+    tdx_km_param *p = tdx_km_param_find(l->kernel, name);
+    if (!p)
+        return 0;
+    const tdx_src_node *a = l->args[p->index];
+    if (a) {
+        *where = a;
+        return tdx_km_fold_int(f, l->scope, l->call, NULL, a, v);
+    }
+    if (p->has_default_value) {
+        *where = p->dflt;
+        *v = p->default_value;
+        return 1;
+    }
+    return 0;
+}
+
+// Record the module-level assignments (the last binding of each name wins
+// because lookups scan from the end).
+static tdx_status collect_globals(tdx_km_file *f, const tdx_src_node *block, tdx_arena *arena,
+                                  size_t *cap)
+{
+    for (uint32_t i = 0; i < block->nkids; i++) {
+        const tdx_src_node *s = block->kids[i];
+        if (s->role != TDX_SRC_R_BODY && s->role != TDX_SRC_R_ORELSE)
+            continue;
+        if (s->kind == TDX_SRC_IF || s->kind == TDX_SRC_TRY || s->kind == TDX_SRC_WITH) {
+            tdx_status st = collect_globals(f, s, arena, cap);
+            if (st)
+                return st;
+            continue;
+        }
+        if (s->kind != TDX_SRC_ASSIGN && s->kind != TDX_SRC_AUGASSIGN &&
+            s->kind != TDX_SRC_ANNASSIGN)
+            continue;
+        const tdx_src_node *value = tdx_src_kid(s, TDX_SRC_R_VALUE);
+        for (const tdx_src_node *t = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); t;
+             t = tdx_src_next(s, TDX_SRC_R_TARGET, t)) {
+            const tdx_src_node *names[64], *vals[64];
+            size_t n = 0;
+            if (t->kind == TDX_SRC_NAME) {
+                names[n] = t;
+                vals[n++] = s->kind == TDX_SRC_AUGASSIGN ? NULL : value;
+            } else if (t->kind == TDX_SRC_TUPLE || t->kind == TDX_SRC_LIST) {
+                int pair = value && value->kind == t->kind && value->nkids == t->nkids;
+                for (uint32_t j = 0; j < t->nkids && n < 64; j++)
+                    if (t->kids[j]->kind == TDX_SRC_NAME) {
+                        names[n] = t->kids[j];
+                        vals[n++] = pair ? value->kids[j] : NULL;
+                    }
+            }
+            for (size_t j = 0; j < n; j++) {
+                if (f->nglobals == *cap) {
+                    size_t nc = *cap ? *cap * 2 : 16;
+                    const char **nn = tdx_arena_alloc(arena, nc * sizeof *nn);
+                    const tdx_src_node **nv = tdx_arena_alloc(arena, nc * sizeof *nv);
+                    if (!nn || !nv)
+                        return TDX_ERR_NOMEM;
+                    if (f->nglobals) {
+                        memcpy(nn, f->global_names, f->nglobals * sizeof *nn);
+                        memcpy(nv, f->global_values, f->nglobals * sizeof *nv);
+                    }
+                    f->global_names = nn;
+                    f->global_values = nv;
+                    *cap = nc;
+                }
+                f->global_names[f->nglobals] = names[j]->name;
+                f->global_values[f->nglobals++] = vals[j];
+            }
+        }
+    }
+    return TDX_OK;
+}
+
+/* ---- kernels: parameters and decorators ------------------------------ */
+
+// Parameters of a jit FUNCDEF.
+static tdx_status read_params(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
+{
+    size_t n = tdx_src_count(k->def, TDX_SRC_R_PARAM);
+    k->params = tdx_arena_alloc(arena, (n + 1) * sizeof *k->params);
+    if (!k->params)
+        return TDX_ERR_NOMEM;
+    size_t i = 0;
+    for (const tdx_src_node *p = tdx_src_next(k->def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(k->def, TDX_SRC_R_PARAM, p)) {
+        if (!p->name || (p->flags & (TDX_SRC_F_STAR | TDX_SRC_F_DSTAR)))
+            continue;
+        tdx_km_param *q = &k->params[i];
+        q->name = p->name;
+        q->index = (int)i;
+        q->node = p;
+        q->dflt = tdx_src_kid(p, TDX_SRC_R_DEFAULT);
+        q->kind = tdx_src_param_is_constexpr(p) ? TDX_KM_PARAM_CONSTEXPR : TDX_KM_PARAM_SCALAR;
+        if (q->dflt)
+            q->has_default_value = tdx_km_fold_int(f, NULL, NULL, NULL, q->dflt,
+                                                   &q->default_value);
+        i++;
+    }
+    k->nparams = i;
+    return TDX_OK;
+}
+
+// The list of configs an autotune decorator names: a literal list, a module
+// variable bound to one, or a module function returning one.
+static const tdx_src_node *config_list(const tdx_km_file *f, const tdx_src_node *e)
+{
+    for (int hop = 0; e && hop < 4; hop++) {
+        if (e->kind == TDX_SRC_LIST || e->kind == TDX_SRC_TUPLE)
+            return e;
+        if (e->kind == TDX_SRC_NAME) {
+            int found;
+            e = binding_of(f->mod->root, e->name, NULL, &found);
+        } else if (e->kind == TDX_SRC_CALL) {
+            const tdx_src_node *fn = tdx_src_call_func(e);
+            const tdx_src_node *def =
+                (fn && fn->kind == TDX_SRC_NAME) ? tdx_src_find_def(f->mod, fn->name) : NULL;
+            e = NULL;
+            if (def)
+                for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s;
+                     s = tdx_src_next(def, TDX_SRC_R_BODY, s))
+                    if (s->kind == TDX_SRC_RETURN)
+                        e = tdx_src_kid(s, TDX_SRC_R_VALUE);
+        } else {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+static tdx_status read_autotune(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
+{
+    const tdx_src_node *d = tdx_src_decorator(k->def, "triton.autotune");
+    if (!d)
+        d = tdx_src_decorator(k->def, "autotune");
+    if (!d)
+        return TDX_OK;
+    k->autotune_deco = d;
+    const tdx_src_node *c = tdx_src_kid(d, TDX_SRC_R_VALUE);
+    if (!c || c->kind != TDX_SRC_CALL)
+        return TDX_OK;
+    const tdx_src_node *list = tdx_src_call_kwarg(c, "configs");
+    if (!list)
+        list = tdx_src_call_arg(c, 0);
+    list = config_list(f, list);
+    if (!list)
+        return TDX_OK;
+    k->configs = tdx_arena_alloc(arena, (list->nkids + 1) * sizeof *k->configs);
+    if (!k->configs)
+        return TDX_ERR_NOMEM;
+    k->configs_known = 1;
+    for (uint32_t i = 0; i < list->nkids; i++) {
+        const tdx_src_node *cfg = list->kids[i];
+        const char *fname = cfg->kind == TDX_SRC_CALL ? last_name(tdx_src_call_func(cfg)) : NULL;
+        if (!fname || strcmp(fname, "Config") != 0) {
+            k->configs_known = 0;
+            continue;
+        }
+        tdx_km_config *kc = &k->configs[k->nconfigs++];
+        kc->node = cfg;
+        kc->num_warps = kc->num_stages = -1;
+        long long x;
+        const tdx_src_node *nw = tdx_src_call_kwarg(cfg, "num_warps");
+        if (!nw)
+            nw = tdx_src_call_arg(cfg, 1);
+        if (nw)
+            kc->num_warps = tdx_km_fold_int(f, NULL, NULL, NULL, nw, &x) ? (int)x : 0;
+        const tdx_src_node *ns = tdx_src_call_kwarg(cfg, "num_stages");
+        if (!ns)
+            ns = tdx_src_call_arg(cfg, 2);
+        if (ns)
+            kc->num_stages = tdx_km_fold_int(f, NULL, NULL, NULL, ns, &x) ? (int)x : 0;
+        const tdx_src_node *dict = tdx_src_call_kwarg(cfg, "kwargs");
+        if (!dict)
+            dict = tdx_src_call_arg(cfg, 0);
+        if (!dict || dict->kind != TDX_SRC_DICT)
+            continue;
+        size_t pairs = dict->nkids / 2;
+        kc->keys = tdx_arena_alloc(arena, (pairs + 1) * sizeof *kc->keys);
+        kc->values = tdx_arena_alloc(arena, (pairs + 1) * sizeof *kc->values);
+        kc->known = tdx_arena_alloc(arena, (pairs + 1) * sizeof *kc->known);
+        if (!kc->keys || !kc->values || !kc->known)
+            return TDX_ERR_NOMEM;
+        for (size_t j = 0; j + 1 < dict->nkids; j += 2) {
+            const tdx_src_node *key = dict->kids[j], *val = dict->kids[j + 1];
+            if (key->kind != TDX_SRC_STRING)
+                continue;
+            kc->keys[kc->n] = tdx_src_string_value(f->mod, key, arena);
+            if (!kc->keys[kc->n])
+                return TDX_ERR_NOMEM;
+            kc->known[kc->n] = tdx_km_fold_int(f, NULL, NULL, NULL, val, &kc->values[kc->n]);
+            kc->n++;
+        }
+    }
+    return TDX_OK;
+}
+
+static tdx_status read_heuristics(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
+{
+    for (const tdx_src_node *d = tdx_src_next(k->def, TDX_SRC_R_DECORATOR, NULL); d;
+         d = tdx_src_next(k->def, TDX_SRC_R_DECORATOR, d)) {
+        const tdx_src_node *c = tdx_src_kid(d, TDX_SRC_R_VALUE);
+        if (!c || c->kind != TDX_SRC_CALL)
+            continue;
+        const char *name = last_name(tdx_src_call_func(c));
+        if (!name || strcmp(name, "heuristics") != 0)
+            continue;
+        const tdx_src_node *dict = tdx_src_call_kwarg(c, "values");
+        if (!dict)
+            dict = tdx_src_call_arg(c, 0);
+        if (!dict || dict->kind != TDX_SRC_DICT)
+            continue;
+        const char **keys = tdx_arena_alloc(arena, (k->nheuristic_keys + dict->nkids / 2 + 1) *
+                                                       sizeof *keys);
+        if (!keys)
+            return TDX_ERR_NOMEM;
+        if (k->nheuristic_keys)
+            memcpy(keys, k->heuristic_keys, k->nheuristic_keys * sizeof *keys);
+        for (size_t j = 0; j + 1 < dict->nkids; j += 2)
+            if (dict->kids[j]->kind == TDX_SRC_STRING) {
+                keys[k->nheuristic_keys] = tdx_src_string_value(f->mod, dict->kids[j], arena);
+                if (keys[k->nheuristic_keys])
+                    k->nheuristic_keys++;
+            }
+        k->heuristic_keys = keys;
+    }
+    return TDX_OK;
+}
+
+// @triton.jit(do_not_specialize=[...], do_not_specialize_on_alignment=[...]).
+static void read_jit(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
+{
+    for (const tdx_src_node *d = tdx_src_next(k->def, TDX_SRC_R_DECORATOR, NULL); d;
+         d = tdx_src_next(k->def, TDX_SRC_R_DECORATOR, d)) {
+        const tdx_src_node *e = tdx_src_kid(d, TDX_SRC_R_VALUE);
+        const tdx_src_node *c = (e && e->kind == TDX_SRC_CALL) ? e : NULL;
+        const char *name = last_name(c ? tdx_src_call_func(c) : e);
+        if (!name || strcmp(name, "jit") != 0)
+            continue;
+        k->jit_deco = d;
+        if (!c)
+            continue;
+        static const char *const kws[] = {"do_not_specialize", "do_not_specialize_on_alignment"};
+        for (int w = 0; w < 2; w++) {
+            const tdx_src_node *list = tdx_src_call_kwarg(c, kws[w]);
+            if (!list || (list->kind != TDX_SRC_LIST && list->kind != TDX_SRC_TUPLE))
+                continue;
+            for (uint32_t i = 0; i < list->nkids; i++) {
+                const tdx_src_node *it = list->kids[i];
+                tdx_km_param *p = NULL;
+                long long idx;
+                if (it->kind == TDX_SRC_STRING) {
+                    const char *s = tdx_src_string_value(f->mod, it, arena);
+                    p = tdx_km_param_find(k, s);
+                } else if (tdx_src_int_value(f->mod, it, &idx) == TDX_OK && idx >= 0 &&
+                           (size_t)idx < k->nparams) {
+                    p = &k->params[idx];
+                }
+                if (p) {
+                    p->no_specialize = 1;
+                    k->no_specialize_deco = d;
+                }
+            }
+        }
+    }
+}
+
+/* ---- launches -------------------------------------------------------- */
+
+typedef struct launch_walk {
+    tdx_km_file *f;
+    tdx_arena *arena;
+    tdx_status st;
+} launch_walk;
+
+static const tdx_src_node *enclosing_scope(const tdx_src_node *n)
+{
+    const tdx_src_node *p = n->parent;
+    while (p && p->kind != TDX_SRC_FUNCDEF)
+        p = p->parent;
+    if (p)
+        return p;
+    while (n->parent)
+        n = n->parent;
+    return n;
+}
+
+static int visit_launch(tdx_src_node *n, void *ud)
+{
+    launch_walk *w = ud;
+    tdx_src_node *kexpr, *grid;
+    if (n->kind != TDX_SRC_CALL || !tdx_src_is_launch(n, &kexpr, &grid))
+        return 0;
+    tdx_km_kernel *k = tdx_km_kernel_named(w->f, last_name(kexpr));
+    if (!k)
+        return 0;
+    tdx_km_launch *l = tdx_arena_alloc(w->arena, sizeof *l);
+    const tdx_src_node **args =
+        tdx_arena_alloc(w->arena, (k->nparams + 1) * sizeof *args);
+    if (!l || !args) {
+        w->st = TDX_ERR_NOMEM;
+        return -1;
+    }
+    l->kernel = k;
+    l->call = n;
+    l->grid = grid;
+    l->grid_def = grid;
+    l->scope = enclosing_scope(n);
+    l->args = args;
+    l->nargs = k->nparams;
+    l->grid_size = -1;
+    size_t na = tdx_src_call_nargs(n);
+    for (size_t i = 0; i < na && i < k->nparams; i++) {
+        const tdx_src_node *a = tdx_src_call_arg(n, i);
+        if (a->kind == TDX_SRC_STARRED)
+            break;
+        args[i] = a;
+    }
+    for (const tdx_src_node *kw = tdx_src_next(n, TDX_SRC_R_KEYWORD, NULL); kw;
+         kw = tdx_src_next(n, TDX_SRC_R_KEYWORD, kw)) {
+        if (!kw->name)
+            continue;
+        const tdx_src_node *val = tdx_src_kid(kw, TDX_SRC_R_VALUE);
+        tdx_km_param *p = tdx_km_param_find(k, kw->name);
+        if (p)
+            args[p->index] = val;
+        else if (strcmp(kw->name, "num_warps") == 0)
+            l->num_warps = val;
+        else if (strcmp(kw->name, "num_stages") == 0)
+            l->num_stages = val;
+    }
+    if (grid && grid->kind == TDX_SRC_NAME && l->scope->kind == TDX_SRC_FUNCDEF) {
+        int found;
+        const tdx_src_node *b = binding_of(l->scope, grid->name, n, &found);
+        if (found && b)
+            l->grid_def = b;
+    }
+    if (tdx_ptrvec_push(w->arena, &w->f->launches, l) != 0 ||
+        tdx_ptrvec_push(w->arena, &k->launches, l) != 0) {
+        w->st = TDX_ERR_NOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+// Number of programs of a launch grid, when the source makes it knowable.
+static long long grid_size(const tdx_km_file *f, const tdx_km_launch *l)
+{
+    const tdx_src_node *g = l->grid_def;
+    fold fx = {f, l->scope->kind == TDX_SRC_FUNCDEF ? l->scope : NULL, l, NULL, 0};
+    if (g && g->kind == TDX_SRC_LAMBDA) {
+        const tdx_src_node *p = tdx_src_next(g, TDX_SRC_R_PARAM, NULL);
+        fx.meta = p ? p->name : NULL;
+        g = tdx_src_kid(g, TDX_SRC_R_BODY);
+    }
+    if (!g)
+        return -1;
+    const tdx_src_node *before = fx.scope ? l->call : NULL;
+    long long total = 1, v;
+    if (g->kind == TDX_SRC_TUPLE || g->kind == TDX_SRC_LIST) {
+        if (g->nkids == 0)
+            return -1;
+        for (uint32_t i = 0; i < g->nkids; i++) {
+            if (!fold_expr(&fx, before, g->kids[i], &v) || v < 0)
+                return -1;
+            total *= v;
+        }
+        return total;
+    }
+    return fold_expr(&fx, before, g, &v) && v >= 0 ? v : -1;
+}
+
+/* ---- launch-side passes ---------------------------------------------- */
+
+typedef struct pass_walk {
+    tdx_km_file *f;
+    tdx_arena *arena;
+    const tdx_src_node *scope;
+    tdx_status st;
+} pass_walk;
+
+static int visit_pass(tdx_src_node *n, void *ud)
+{
+    pass_walk *w = ud;
+    if (n != w->scope && (n->kind == TDX_SRC_FUNCDEF || n->kind == TDX_SRC_CLASSDEF ||
+                          n->kind == TDX_SRC_LAMBDA))
+        return 1;
+    if (n->kind != TDX_SRC_CALL)
+        return 0;
+    const tdx_src_node *fn = tdx_src_call_func(n);
+    if (!fn || fn->kind != TDX_SRC_ATTRIBUTE || !fn->name)
+        return 0;
+    static const char *const methods[] = {"float", "half", "bfloat16", "double", "to",
+                                          "contiguous", NULL};
+    for (const char *const *m = methods; *m; m++) {
+        if (strcmp(fn->name, *m) != 0)
+            continue;
+        const tdx_src_node *obj = tdx_src_kid(fn, TDX_SRC_R_VALUE);
+        if (obj && (tdx_src_is_dotted(obj, "torch") || tdx_src_is_dotted(obj, "np")))
+            return 0;
+        tdx_km_pass *p = tdx_arena_alloc(w->arena, sizeof *p);
+        if (!p || tdx_ptrvec_push(w->arena, &w->f->passes, p) != 0) {
+            w->st = TDX_ERR_NOMEM;
+            return -1;
+        }
+        p->method = *m;
+        p->call = n;
+        p->scope = w->scope;
+        return 0;
+    }
+    return 0;
+}
+
+/* ---- helpers --------------------------------------------------------- */
+
+typedef struct helper_walk {
+    tdx_km_file *f;
+    tdx_km_kernel *self;
+} helper_walk;
+
+static int visit_helper_ref(tdx_src_node *n, void *ud)
+{
+    helper_walk *w = ud;
+    if (n->kind != TDX_SRC_NAME || !n->name)
+        return 0;
+    tdx_km_kernel *h = tdx_km_kernel_named(w->f, n->name);
+    if (h && h != w->self && h->launches.len == 0)
+        h->is_helper = 1;
+    return 0;
+}
+
+static int visit_return(tdx_src_node *n, void *ud)
+{
+    if (n->kind == TDX_SRC_FUNCDEF || n->kind == TDX_SRC_LAMBDA || n->kind == TDX_SRC_CLASSDEF)
+        return 1;
+    if (n->kind == TDX_SRC_RETURN && tdx_src_kid(n, TDX_SRC_R_VALUE)) {
+        *(int *)ud = 1;
+        return -1;
+    }
+    return 0;
+}
+
+// Non-zero when a FUNCDEF has `return <value>` in its own body.
+static int returns_value(const tdx_src_node *def)
+{
+    int found = 0;
+    for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s && !found;
+         s = tdx_src_next(def, TDX_SRC_R_BODY, s))
+        tdx_src_walk((tdx_src_node *)s, visit_return, &found);
+    return found;
+}
+
+static int is_pointer_name(const char *s)
+{
+    size_t n = strlen(s);
+    return (n >= 3 && (strcmp(s + n - 3, "ptr") == 0 || strcmp(s + n - 3, "Ptr") == 0 ||
+                       strcmp(s + n - 3, "PTR") == 0));
+}
+
+tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file **out)
+{
+    *out = NULL;
+    tdx_km_file *f = tdx_arena_alloc(arena, sizeof *f);
+    if (!f)
+        return TDX_ERR_NOMEM;
+    f->mod = mod;
+    size_t cap = 0;
+    tdx_status gst = collect_globals(f, mod->root, arena, &cap);
+    if (gst)
+        return gst;
+    tdx_ptrvec defs = {0};
+    if (tdx_src_find_jit(mod, arena, &defs) < 0)
+        return TDX_ERR_NOMEM;
+    for (size_t i = 0; i < defs.len; i++) {
+        tdx_km_kernel *k = tdx_arena_alloc(arena, sizeof *k);
+        if (!k)
+            return TDX_ERR_NOMEM;
+        k->def = defs.items[i];
+        k->name = k->def->name ? k->def->name : "";
+        if (tdx_ptrvec_push(arena, &f->kernels, k) != 0)
+            return TDX_ERR_NOMEM;
+    }
+    tdx_status st;
+    for (size_t i = 0; i < f->kernels.len; i++) {
+        tdx_km_kernel *k = f->kernels.items[i];
+        if ((st = read_params(f, k, arena)) || (st = read_autotune(f, k, arena)) ||
+            (st = read_heuristics(f, k, arena)))
+            return st;
+        read_jit(f, k, arena);
+    }
+    if (f->kernels.len == 0) {
+        *out = f;
+        return TDX_OK;
+    }
+    launch_walk lw = {f, arena, TDX_OK};
+    tdx_src_walk(mod->root, visit_launch, &lw);
+    if (lw.st)
+        return lw.st;
+    for (size_t i = 0; i < f->kernels.len; i++) {
+        helper_walk hw = {f, f->kernels.items[i]};
+        const tdx_src_node *def = hw.self->def;
+        for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s;
+             s = tdx_src_next(def, TDX_SRC_R_BODY, s))
+            tdx_src_walk((tdx_src_node *)s, visit_helper_ref, &hw);
+    }
+    for (size_t i = 0; i < f->kernels.len; i++) {
+        tdx_km_kernel *k = f->kernels.items[i];
+        /* a kernel cannot return a value: a jit function that does is a
+         * device function (a helper), even when this file never calls it */
+        if (!k->launches.len && returns_value(k->def))
+            k->is_helper = 1;
+        if (k->is_helper)
+            continue;
+        if ((st = tdx_km_eval_kernel(f, k, arena)))
+            return st;
+        for (size_t j = 0; j < k->nparams; j++) {
+            tdx_km_param *p = &k->params[j];
+            if (p->kind != TDX_KM_PARAM_SCALAR)
+                continue;
+            if (is_pointer_name(p->name))
+                p->kind = TDX_KM_PARAM_POINTER;
+            for (size_t a = 0; a < k->accesses.len && p->kind == TDX_KM_PARAM_SCALAR; a++) {
+                const tdx_km_access *acc = k->accesses.items[a];
+                if (acc->addr.base && strcmp(acc->addr.base, p->name) == 0)
+                    p->kind = TDX_KM_PARAM_POINTER;
+            }
+        }
+    }
+    for (size_t i = 0; i < f->launches.len; i++) {
+        tdx_km_launch *l = f->launches.items[i];
+        l->grid_size = grid_size(f, l);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = ((tdx_km_launch *)f->launches.items[j])->scope == l->scope;
+        if (seen)
+            continue;
+        pass_walk pw = {f, arena, l->scope, TDX_OK};
+        tdx_src_walk((tdx_src_node *)l->scope, visit_pass, &pw);
+        if (pw.st)
+            return pw.st;
+    }
+    *out = f;
+    return TDX_OK;
+}

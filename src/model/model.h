@@ -1,0 +1,264 @@
+/* The kernel model (tdx_km_*): what a Triton file says about its kernels,
+ * read from the syntax tree without running anything.
+ *
+ * For every @triton.jit kernel: its parameters (pointer / scalar / constexpr,
+ * with defaults), the program_id axes it reads, every tl.load / tl.store /
+ * atomic with its address decomposed into a base pointer and per-axis
+ * offsets (which tl.arange feeds which axis of the tile through [:, None] /
+ * [None, :] broadcasting, and what multiplies it: the stride), masks and
+ * `other`, loops and their bounds, tl.dot calls with their precision,
+ * reductions, scans, math calls, int64 widenings, and the helper @triton.jit
+ * functions it calls (whose bodies are folded into the kernel, so a load in a
+ * helper is a load of the kernel). Local variables are followed through
+ * their assignments (def-use in program order: `offs = ...; ptrs = base +
+ * offs; x = tl.load(ptrs)`).
+ *
+ * For the non-jit code: every launch site `kernel[grid](args, BLOCK=...,
+ * num_warps=..., num_stages=...)` with its grid expression (tuples, lambdas,
+ * names bound to either), its argument expressions and the constexpr values
+ * it passes; the autotune configs and heuristics of each kernel; and the
+ * launch-side passes (.float(), .to(...), .contiguous() ...) in every scope
+ * that launches a kernel.
+ *
+ * Integer values are folded where the source makes them knowable: literals,
+ * module-level and function-local constants, launch keywords, autotune
+ * configs, triton.cdiv / next_power_of_2, min / max and arithmetic.
+ *
+ * Ownership: everything in a tdx_km_file lives in the arena passed to
+ * tdx_km_build and dies with it; nodes point into the caller's syntax tree
+ * (tdx_src_module), which must outlive the model. */
+#ifndef TDX_MODEL_MODEL_H
+#define TDX_MODEL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/status.h"
+#include "source/ast.h"
+
+enum { TDX_KM_MAXRANK = 4, TDX_KM_MAXLOOPS = 32 };
+
+typedef enum tdx_km_param_kind {
+    TDX_KM_PARAM_SCALAR = 0, /* an integer or float argument */
+    TDX_KM_PARAM_POINTER,    /* used as the base of a load/store, or named *_ptr */
+    TDX_KM_PARAM_CONSTEXPR   /* annotated tl.constexpr */
+} tdx_km_param_kind;
+
+typedef struct tdx_km_param {
+    const char *name;
+    tdx_km_param_kind kind;
+    int index;                  /* position in the signature */
+    const tdx_src_node *node;   /* the PARAM */
+    const tdx_src_node *dflt;   /* default value expression, or NULL */
+    int has_default_value;      /* dflt folds to an integer */
+    long long default_value;
+    int no_specialize;          /* listed in do_not_specialize(_on_alignment) */
+} tdx_km_param;
+
+/* What multiplies one axis of an offset. */
+typedef enum tdx_km_mult {
+    TDX_KM_MULT_NONE = 0, /* no tl.arange feeds this axis */
+    TDX_KM_MULT_UNIT,     /* coefficient 1: contiguous */
+    TDX_KM_MULT_PARAM,    /* a scalar kernel parameter (a runtime stride) */
+    TDX_KM_MULT_CONST,    /* an integer literal or constexpr */
+    TDX_KM_MULT_OTHER     /* a product of several, or an index loaded from memory */
+} tdx_km_mult;
+
+/* One axis of a tile, counted from the right (axis 0 is the last, fastest
+ * one), so that broadcasting lines axes up as Triton does. */
+typedef struct tdx_km_axis {
+    tdx_km_mult mult;
+    const char *mult_param;     /* the parameter, for TDX_KM_MULT_PARAM */
+    long long mult_const;       /* the factor, for TDX_KM_MULT_CONST */
+    const tdx_src_node *size;   /* the tl.arange end (or block_shape entry), or NULL */
+    int moddiv;                 /* the arange went through % or // (broadcast index) */
+} tdx_km_axis;
+
+/* Flags of a folded value (tdx_km_val.flags). */
+enum {
+    TDX_KM_V_ARANGE = 1u << 0,   /* depends on tl.arange */
+    TDX_KM_V_DATA = 1u << 1,     /* loaded from memory (element-wise derived) */
+    TDX_KM_V_PID = 1u << 2,      /* depends on tl.program_id */
+    TDX_KM_V_RUNTIME = 1u << 3,  /* depends on a non-constexpr parameter */
+    TDX_KM_V_DOT = 1u << 4,      /* a tl.dot result (or accumulator of one) */
+    TDX_KM_V_EPI = 1u << 5,      /* a tl.dot result transformed by an epilogue */
+    TDX_KM_V_REDUCED = 1u << 6,  /* derived from a reduction result */
+    TDX_KM_V_EXPANDED = 1u << 7, /* a subscript inserted None axes */
+    TDX_KM_V_PROD3 = 1u << 8,    /* product of two expanded operands of rank >= 3 */
+    TDX_KM_V_INDIRECT = 1u << 9, /* an address that uses loaded data as index */
+    TDX_KM_V_WINDOW = 1u << 10,  /* arange plus a step-1 loop variable: a sliding window */
+    TDX_KM_V_HALF = 1u << 11,    /* cast to fp16 / bf16 / fp8 */
+    TDX_KM_V_ZEROS = 1u << 12,   /* tl.zeros / tl.full */
+    TDX_KM_V_BLOCKPTR = 1u << 13,/* tl.make_block_ptr */
+    TDX_KM_V_INT64 = 1u << 14,   /* widened to int64 */
+    TDX_KM_V_CONST = 1u << 15,   /* a known integer (ival) */
+    TDX_KM_V_CONSTEXPR = 1u << 16/* derived from constexpr parameters only */
+};
+
+/* The abstract value of an expression inside a kernel. */
+typedef struct tdx_km_val {
+    uint32_t flags;
+    int rank;                          /* 0 scalar, else the tile rank */
+    tdx_km_axis axis[TDX_KM_MAXRANK];  /* from the right */
+    const char *base;                  /* pointer parameter it is based on, or NULL */
+    const char *param;                 /* exactly this scalar parameter, or NULL */
+    long long ival;                    /* with TDX_KM_V_CONST */
+    uint32_t loops;                    /* bit i: depends on loop i's variable */
+    uint32_t pids;                     /* bit a: depends on program_id(a) */
+    uint32_t win;                      /* bit i: adds step-1 loop i's variable unscaled by a block */
+} tdx_km_val;
+
+typedef enum tdx_km_loop_kind {
+    TDX_KM_LOOP_RANGE = 0,   /* range(...) */
+    TDX_KM_LOOP_TL_RANGE,    /* tl.range(...) */
+    TDX_KM_LOOP_STATIC,      /* tl.static_range(...) */
+    TDX_KM_LOOP_WHILE,
+    TDX_KM_LOOP_OTHER
+} tdx_km_loop_kind;
+
+typedef struct tdx_km_loop {
+    int id;                      /* 0-based within the kernel */
+    const tdx_src_node *node;    /* FOR / WHILE */
+    tdx_km_loop_kind kind;
+    const char *var;             /* loop variable, or NULL */
+    const tdx_src_node *start, *stop, *step; /* range arguments (NULL when absent) */
+    int step_is_one;
+    int runtime_bound;           /* the bound depends on a runtime parameter */
+    int num_stages;              /* tl.range(num_stages=N), -1 when not given */
+    struct tdx_km_loop *parent;  /* enclosing loop or NULL */
+    int depth;                   /* 1 for an outermost loop */
+} tdx_km_loop;
+
+typedef enum tdx_km_access_kind {
+    TDX_KM_LOAD = 0, TDX_KM_STORE, TDX_KM_ATOMIC
+} tdx_km_access_kind;
+
+/* A tl.load / tl.store / tl.atomic_* call. */
+typedef struct tdx_km_access {
+    tdx_km_access_kind kind;
+    const char *op;              /* "load", "store", "atomic_add", ... */
+    const tdx_src_node *call;
+    const tdx_src_node *ptr;     /* the address expression */
+    const tdx_src_node *mask, *other; /* or NULL */
+    tdx_km_val addr;             /* the folded address: base + per-axis offsets */
+    tdx_km_val value;            /* stored value (stores, atomics) */
+    tdx_km_loop *loop;           /* innermost enclosing loop, or NULL */
+    const tdx_src_node *helper;  /* the helper FUNCDEF it was found in, or NULL */
+} tdx_km_access;
+
+typedef enum tdx_km_op_kind {
+    TDX_KM_OP_DOT = 0, TDX_KM_OP_REDUCE, TDX_KM_OP_SCAN, TDX_KM_OP_MATH,
+    TDX_KM_OP_INT64, TDX_KM_OP_HELPER
+} tdx_km_op_kind;
+
+/* A call of interest: tl.dot, a reduction, a scan, a math function, an
+ * int64 widening, a helper call. */
+typedef struct tdx_km_op {
+    tdx_km_op_kind kind;
+    const char *name;            /* "dot", "sum", "cumsum", "exp", helper name ... */
+    const tdx_src_node *call;
+    tdx_km_loop *loop;
+    /* dot */
+    const char *input_precision; /* "ieee", "tf32", ... or NULL */
+    int allow_tf32;              /* 1, 0, or -1 when not given */
+    int operands_half;           /* an operand is cast to 16 bits or less */
+    const tdx_src_node *dim_m, *dim_n, *dim_k; /* tile size expressions, or NULL */
+    /* reduce / scan */
+    int axis;                    /* from the left, -1 when all / not given */
+    tdx_km_val input;            /* the reduced value */
+} tdx_km_op;
+
+/* One triton.Config of an autotune decorator. */
+typedef struct tdx_km_config {
+    const tdx_src_node *node;    /* the triton.Config call */
+    const char **keys;           /* constexpr names */
+    long long *values;           /* their values */
+    int *known;                  /* whether each value folded */
+    size_t n;
+    int num_warps, num_stages;   /* -1 when not given */
+} tdx_km_config;
+
+typedef struct tdx_km_kernel tdx_km_kernel;
+
+/* A launch site kernel[grid](...). */
+typedef struct tdx_km_launch {
+    tdx_km_kernel *kernel;
+    const tdx_src_node *call;
+    const tdx_src_node *grid;    /* the grid expression as written */
+    const tdx_src_node *grid_def;/* a LAMBDA / TUPLE the grid name is bound to, or grid */
+    const tdx_src_node *scope;   /* enclosing FUNCDEF, or the MODULE */
+    const tdx_src_node **args;   /* argument per kernel parameter (positional or keyword), NULL when absent */
+    size_t nargs;                /* = kernel->nparams */
+    const tdx_src_node *num_warps, *num_stages; /* keyword values or NULL */
+    long long grid_size;         /* programs in the grid when known, else -1 */
+} tdx_km_launch;
+
+struct tdx_km_kernel {
+    const char *name;
+    const tdx_src_node *def;     /* FUNCDEF */
+    int is_helper;               /* called (or referenced) from another jit function */
+    tdx_km_param *params;
+    size_t nparams;
+    uint32_t pid_axes;           /* bit a: tl.program_id(a) is read */
+    uint32_t pid_tiled;          /* bit a: program_id(a) offsets a tl.arange */
+    uint32_t pid_addr;           /* bit a: program_id(a) reaches an address */
+    tdx_ptrvec loops;            /* tdx_km_loop* */
+    tdx_ptrvec accesses;         /* tdx_km_access* */
+    tdx_ptrvec ops;              /* tdx_km_op* */
+    tdx_ptrvec helpers;          /* const tdx_src_node* FUNCDEFs folded in */
+    /* decorators */
+    const tdx_src_node *jit_deco;      /* the @triton.jit decorator */
+    const tdx_src_node *autotune_deco; /* @triton.autotune(...) or NULL */
+    tdx_km_config *configs;            /* resolved autotune configs */
+    size_t nconfigs;
+    int configs_known;                 /* the config list could be read */
+    const char **heuristic_keys;       /* names set by @triton.heuristics */
+    size_t nheuristic_keys;
+    const tdx_src_node *no_specialize_deco; /* decorator carrying do_not_specialize */
+    tdx_ptrvec launches;               /* tdx_km_launch* of this kernel */
+};
+
+/* A launch-side pass: .float(), .half(), .bfloat16(), .double(), .to(...),
+ * .contiguous() in a scope that launches a kernel. */
+typedef struct tdx_km_pass {
+    const char *method;
+    const tdx_src_node *call;
+    const tdx_src_node *scope;
+} tdx_km_pass;
+
+typedef struct tdx_km_file {
+    const tdx_src_module *mod;
+    tdx_ptrvec kernels;   /* tdx_km_kernel*, helpers included (is_helper), source order */
+    tdx_ptrvec launches;  /* tdx_km_launch*, source order */
+    tdx_ptrvec passes;    /* tdx_km_pass*, source order */
+    /* module-level names bound by assignment: the last value bound to each
+     * (NULL when it is not a plain value, e.g. augmented or a loop target) */
+    const char **global_names;
+    const tdx_src_node **global_values;
+    size_t nglobals;
+} tdx_km_file;
+
+/* Build the model of a parsed module. Everything is allocated in arena.
+ * Returns TDX_ERR_NOMEM when memory runs out; unknown constructs are simply
+ * left out of the model, never an error. */
+tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file **out);
+
+/* The parameter of k named name, or NULL. */
+tdx_km_param *tdx_km_param_find(const tdx_km_kernel *k, const char *name);
+
+/* Fold an integer expression of the non-jit code at scope (a FUNCDEF or the
+ * module), looking up names among the statements of scope before `before`
+ * (NULL: all of them) and the module's constants, and `META["X"]`-style
+ * subscripts of lambda parameter meta in the keywords of launch. Returns 1
+ * and sets *v when the value is known. launch may be NULL. */
+int tdx_km_fold_int(const tdx_km_file *f, const tdx_src_node *scope, const tdx_src_node *before,
+                    const tdx_km_launch *launch, const tdx_src_node *expr, long long *v);
+
+/* The value a launch gives to a constexpr parameter: its argument when
+ * passed, else the signature default. Returns 1 and sets *v when known;
+ * *where gets the node the value comes from (argument or default). */
+int tdx_km_launch_constexpr(const tdx_km_file *f, const tdx_km_launch *l, const char *name,
+                            long long *v, const tdx_src_node **where);
+
+#endif

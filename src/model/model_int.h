@@ -1,0 +1,24 @@
+/* Internal to the model module: shared between model.c (file level:
+ * kernels, decorators, launches) and model_eval.c (kernel bodies). */
+#ifndef TDX_MODEL_MODEL_INT_H
+#define TDX_MODEL_MODEL_INT_H
+
+#include "model/model.h"
+
+/* Walk the body of kernel k, folding its expressions and filling its loops,
+ * accesses and ops. Helper calls are folded in (bounded depth). */
+tdx_status tdx_km_eval_kernel(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena);
+
+/* The jit FUNCDEF named name in f, or NULL. */
+tdx_km_kernel *tdx_km_kernel_named(const tdx_km_file *f, const char *name);
+
+/* Last component of a dotted callee ("load" for tl.load) when the chain
+ * starts with tl / triton.language / triton / libdevice / math, else NULL. */
+const char *tdx_km_tl_name(const tdx_src_node *callee);
+
+/* Non-zero when a NAME/ATTRIBUTE chain names an int64 dtype. */
+int tdx_km_is_int64_dtype(const tdx_src_node *n);
+/* Non-zero when a NAME/ATTRIBUTE chain names a dtype of 16 bits or less. */
+int tdx_km_is_half_dtype(const tdx_src_node *n);
+
+#endif

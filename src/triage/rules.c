@@ -1,0 +1,601 @@
+/* Level 0 rules over the kernel model (ids in src/finding/rules_l0.def).
+ * Each rule says in its table entry which compiler or hardware fact it
+ * rests on; the comments here say how the source evidence is read. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "triage/triage_int.h"
+
+enum {
+    H200_SMS = 132,           /* streaming multiprocessors of an H200 */
+    TINY_ELEMS = 128,         /* one element per thread of 4 warps */
+    TINY_DOT = 64,            /* wgmma needs M % 64 == 0 per CTA */
+    BIG_ELEMS = 4096,         /* 32+ elements per thread at 4 warps */
+    BIG_DOT = 128 * 256       /* 128x256 fp32 accumulator: 256 registers/thread at 4 warps */
+};
+
+/* ---- where constexpr values come from -------------------------------- */
+
+/* One set of constexpr values a kernel runs with: a launch site, one
+ * autotune config, or the signature defaults. */
+typedef struct source {
+    const tdx_km_file *f;
+    const tdx_km_kernel *k;
+    const tdx_km_launch *launch; /* or NULL */
+    const tdx_km_config *config; /* or NULL */
+} source;
+
+// The value of constexpr name under source s; *where gets the node setting it.
+static int cx_value(const source *s, const char *name, long long *v, const tdx_src_node **where)
+{
+    *where = NULL;
+    if (s->config) {
+        for (size_t i = 0; i < s->config->n; i++)
+            if (strcmp(s->config->keys[i], name) == 0) {
+                *where = s->config->node;
+                *v = s->config->values[i];
+                return s->config->known[i];
+            }
+    }
+    const tdx_km_param *p = tdx_km_param_find(s->k, name);
+    if (s->launch && p)
+        return tdx_km_launch_constexpr(s->f, s->launch, name, v, where);
+    if (p && p->has_default_value) {
+        *where = p->dflt;
+        *v = p->default_value;
+        return 1;
+    }
+    return 0;
+}
+
+// The value of a tile size expression (tl.arange end, block_shape entry).
+static int size_value(const source *s, const tdx_src_node *n, long long *v,
+                      const tdx_src_node **where)
+{
+    *where = NULL;
+    if (!n)
+        return 0;
+    if (n->kind == TDX_SRC_NUMBER)
+        return tdx_src_int_value(s->f->mod, n, v) == TDX_OK;
+    if (n->kind == TDX_SRC_NAME) {
+        if (tdx_km_param_find(s->k, n->name))
+            return cx_value(s, n->name, v, where);
+        return tdx_km_fold_int(s->f, NULL, NULL, NULL, n, v);
+    }
+    return 0;
+}
+
+/* The tile of a kernel under one source: the largest load/store block, and
+ * for tl.dot kernels the smallest and largest M x N tile. */
+typedef struct tile {
+    long long elems;               /* largest block of a load/store, 0 unknown */
+    const tdx_src_node *elems_where;
+    long long dot_min;             /* smallest M or N of any tl.dot, 0 unknown */
+    const tdx_src_node *dot_min_where;
+    long long dot_area;            /* largest M*N, 0 unknown */
+    long long m, n;                /* the tile giving dot_min */
+} tile;
+
+static tile tile_of(const source *s)
+{
+    tile t = {0};
+    for (size_t i = 0; i < s->k->accesses.len; i++) {
+        const tdx_km_access *a = s->k->accesses.items[i];
+        if (a->addr.flags & TDX_KM_V_DATA)
+            continue;
+        long long prod = 1;
+        int any = 0, ok = 1;
+        const tdx_src_node *where = NULL;
+        for (int r = 0; r < TDX_KM_MAXRANK && ok; r++) {
+            const tdx_km_axis *ax = &a->addr.axis[r];
+            if (ax->mult == TDX_KM_MULT_NONE)
+                continue;
+            long long v;
+            const tdx_src_node *w;
+            if (!size_value(s, ax->size, &v, &w) || v <= 0)
+                ok = 0;
+            else
+                prod *= v, any = 1, where = w ? w : where;
+        }
+        if (ok && any && prod > t.elems)
+            t.elems = prod, t.elems_where = where;
+    }
+    for (size_t i = 0; i < s->k->ops.len; i++) {
+        const tdx_km_op *op = s->k->ops.items[i];
+        if (op->kind != TDX_KM_OP_DOT)
+            continue;
+        long long m, n;
+        const tdx_src_node *wm, *wn;
+        if (!size_value(s, op->dim_m, &m, &wm) || !size_value(s, op->dim_n, &n, &wn))
+            continue;
+        long long lo = m < n ? m : n;
+        if (!t.dot_min || lo < t.dot_min) {
+            t.dot_min = lo;
+            t.dot_min_where = m <= n ? wm : wn;
+            t.m = m, t.n = n;
+        }
+        if (m * n > t.dot_area)
+            t.dot_area = m * n;
+    }
+    return t;
+}
+
+/* TDX001 tiny-block and TDX012 big-block-default-warps, which read the
+ * same tile sizes from the same sources. */
+static void block_rules(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
+{
+    int dot = tdx_tri_has_dot(k);
+    source base = {t->file, k, NULL, NULL};
+    int heur_warps = 0;
+    for (size_t i = 0; i < k->nheuristic_keys; i++)
+        heur_warps |= strcmp(k->heuristic_keys[i], "num_warps") == 0;
+
+    if (k->autotune_deco && k->configs_known && k->nconfigs > 0) {
+        /* autotuning picks the best config, so tiny configs only matter when
+         * every one of them is tiny */
+        int all_tiny = 1;
+        long long best = 0;
+        for (size_t i = 0; i < k->nconfigs; i++) {
+            source s = base;
+            s.config = &k->configs[i];
+            if (k->launches.len)
+                s.launch = k->launches.items[0];
+            tile tl = tile_of(&s);
+            long long size = dot ? tl.dot_min : tl.elems;
+            if (!size || size >= (dot ? TINY_DOT : TINY_ELEMS))
+                all_tiny = 0;
+            if (size > best)
+                best = size;
+            long long big = dot ? tl.dot_area : tl.elems;
+            if (s.config->num_warps < 0 && !heur_warps && big >= (dot ? BIG_DOT : BIG_ELEMS)) {
+                tdx_finding *f = tdx_tri_add(
+                    t, "TDX012", s.config->node, 0, 0, k->name, 0.7,
+                    "autotune config with a %lld-element %s runs with the default 4 warps", big,
+                    dot ? "tl.dot tile" : "block");
+                if (f)
+                    tdx_finding_set_hypothesis(t->ledger, f,
+                                               "each thread holds %lld values of the tile, "
+                                               "raising register pressure",
+                                               big / 128);
+            }
+        }
+        if (all_tiny) {
+            tdx_finding *f = tdx_tri_add(
+                t, "TDX001", k->autotune_deco, 0, 0, k->name, 0.75,
+                "every autotune config of '%s' uses blocks of at most %lld %s", k->name, best,
+                dot ? "rows/columns per tl.dot tile" : "elements");
+            if (f)
+                tdx_finding_set_hypothesis(t->ledger, f,
+                                           "too little work per program for this %s kernel",
+                                           cls->pattern);
+        }
+        return;
+    }
+    size_t nsrc = k->launches.len ? k->launches.len : 1;
+    for (size_t i = 0; i < nsrc; i++) {
+        source s = base;
+        s.launch = k->launches.len ? k->launches.items[i] : NULL;
+        tile tl = tile_of(&s);
+        if (dot && tl.dot_min && tl.dot_min < TINY_DOT) {
+            const tdx_src_node *w = tl.dot_min_where;
+            tdx_finding *f = tdx_tri_add(
+                t, "TDX001", w ? w : (s.launch ? s.launch->call : k->def), 0, 0, k->name, 0.8,
+                "tl.dot tile of %lldx%lld is below the 64 rows Hopper's wgmma needs", tl.m, tl.n);
+            if (f) {
+                tdx_finding_set_hypothesis(t->ledger, f,
+                                           "small tiles fall back to mma.sync and reload each "
+                                           "operand byte many times");
+                tdx_finding_fact(t->ledger, f, "tile", "%lldx%lld", tl.m, tl.n);
+            }
+        } else if (!dot && tl.elems && tl.elems < TINY_ELEMS) {
+            const tdx_src_node *w = tl.elems_where;
+            tdx_finding *f = tdx_tri_add(
+                t, "TDX001", w ? w : (s.launch ? s.launch->call : k->def), 0, 0, k->name, 0.8,
+                "block of %lld elements is too small for this %s kernel (want at least %d)",
+                tl.elems, cls->pattern, TINY_ELEMS);
+            if (f) {
+                tdx_finding_set_hypothesis(t->ledger, f,
+                                           "fewer elements than the 128 threads of 4 warps: "
+                                           "idle lanes and no 128-bit vector loads");
+                tdx_finding_fact(t->ledger, f, "block_elements", "%lld", tl.elems);
+            }
+        }
+        if (!s.launch || s.launch->num_warps || heur_warps)
+            continue;
+        long long big = dot ? tl.dot_area : tl.elems;
+        if (big >= (dot ? BIG_DOT : BIG_ELEMS)) {
+            tdx_finding *f = tdx_tri_add(
+                t, "TDX012", s.launch->call, 0, 0, k->name, 0.7,
+                "%lld-element %s launched without num_warps (defaults to 4)", big,
+                dot ? "tl.dot tile" : "block");
+            if (f)
+                tdx_finding_set_hypothesis(t->ledger, f,
+                                           "each thread holds %lld values of the tile, raising "
+                                           "register pressure and possibly spilling",
+                                           big / 128);
+        }
+    }
+}
+
+/* ---- the access rules ------------------------------------------------ */
+
+static int loop_within(const tdx_km_loop *inner, const tdx_km_loop *outer)
+{
+    for (; inner; inner = inner->parent)
+        if (inner == outer)
+            return 1;
+    return 0;
+}
+
+static int is_vector_access(const tdx_km_access *a)
+{
+    if (a->addr.flags & TDX_KM_V_BLOCKPTR)
+        return 1;
+    for (int r = 0; r < TDX_KM_MAXRANK; r++)
+        if (a->addr.axis[r].mult != TDX_KM_MULT_NONE)
+            return 1;
+    return 0;
+}
+
+/* TDX002: a loop with a runtime trip count whose body loads one element per
+ * iteration at an address driven by the loop variable, and no vector access. */
+static void scalar_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->loops.len; i++) {
+        const tdx_km_loop *lp = k->loops.items[i];
+        if (lp->kind == TDX_KM_LOOP_STATIC || !lp->runtime_bound || lp->id >= TDX_KM_MAXLOOPS)
+            continue;
+        const tdx_km_access *scalar = NULL;
+        int vector = 0;
+        for (size_t j = 0; j < k->accesses.len; j++) {
+            const tdx_km_access *a = k->accesses.items[j];
+            if (!loop_within(a->loop, lp))
+                continue;
+            if (is_vector_access(a))
+                vector = 1;
+            else if (a->kind == TDX_KM_LOAD && (a->addr.loops & (1u << lp->id)) && !scalar)
+                scalar = a;
+        }
+        if (!scalar || vector)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX002", lp->node, 0, 0, k->name, 0.85,
+                                     "loop over '%s' loads one element per iteration",
+                                     lp->var ? lp->var : "?");
+        if (f) {
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "one serialized scalar load per iteration instead of a "
+                                       "vector of BLOCK elements per program");
+            tdx_finding_fact(t->ledger, f, "load_line", "%d", scalar->call->line);
+        }
+    }
+}
+
+// Non-zero when parameter p is known to be a stride that is not 1: a launch
+// passes `t.stride(0)` for it, or its name says it is a row stride.
+static int known_nonunit_param(const tdx_tri *t, const tdx_km_kernel *k, const char *p)
+{
+    const tdx_km_param *prm = tdx_km_param_find(k, p);
+    if (!prm)
+        return 0;
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        const tdx_src_node *a = l->args[prm->index];
+        if (!a || a->kind != TDX_SRC_CALL)
+            continue;
+        const tdx_src_node *fn = tdx_src_call_func(a);
+        long long dim;
+        if (fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name && strcmp(fn->name, "stride") == 0 &&
+            tdx_src_call_nargs(a) == 1 &&
+            tdx_src_int_value(t->file->mod, tdx_src_call_arg(a, 0), &dim) == TDX_OK && dim == 0)
+            return 1;
+    }
+    char low[64];
+    size_t n = strlen(p);
+    if (n >= sizeof low)
+        n = sizeof low - 1;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)p[i]);
+    low[n] = 0;
+    return strstr(low, "row") != NULL;
+}
+
+/* TDX003: every axis of an access is multiplied by a known non-unit stride,
+ * so no axis is contiguous and the coalescer has nothing to vectorize. */
+static void strided_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->accesses.len; i++) {
+        const tdx_km_access *a = k->accesses.items[i];
+        if (a->addr.flags & (TDX_KM_V_BLOCKPTR | TDX_KM_V_DATA))
+            continue;
+        int axes = 0, strided = 0;
+        const char *why = NULL;
+        long long factor = 0;
+        for (int r = 0; r < TDX_KM_MAXRANK; r++) {
+            const tdx_km_axis *ax = &a->addr.axis[r];
+            if (ax->mult == TDX_KM_MULT_NONE)
+                continue;
+            axes++;
+            if (ax->mult == TDX_KM_MULT_CONST && (ax->mult_const >= 2 || ax->mult_const <= -2)) {
+                strided++;
+                factor = ax->mult_const;
+            } else if (ax->mult == TDX_KM_MULT_PARAM && known_nonunit_param(t, k, ax->mult_param)) {
+                strided++;
+                why = ax->mult_param;
+            }
+        }
+        if (!axes || strided != axes)
+            continue;
+        tdx_finding *f;
+        if (why)
+            f = tdx_tri_add(t, "TDX003", a->call, 0, 0, k->name, 0.75,
+                            "%s walks memory with stride '%s' on its only tile axis", a->op, why);
+        else
+            f = tdx_tri_add(t, "TDX003", a->call, 0, 0, k->name, 0.75,
+                            "%s strides by %lld elements: no axis of the tile is contiguous",
+                            a->op, factor);
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "neighbouring threads touch addresses a stride apart: one "
+                                       "useful element per 32-byte sector, no vector loads");
+    }
+}
+
+/* TDX004: tl.sum over the product of two broadcast-expanded operands of
+ * rank 3: a matrix product computed on the CUDA cores. */
+static void manual_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind != TDX_KM_OP_REDUCE || strcmp(op->name, "sum") != 0 ||
+            !(op->input.flags & TDX_KM_V_PROD3))
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX004", op->call, 0, 0, k->name, 0.85,
+                                     "broadcast multiply and sum computes a matrix product; "
+                                     "use tl.dot");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "the product runs as FMA on CUDA cores with a 3-D "
+                                       "register intermediate instead of on tensor cores");
+    }
+}
+
+/* TDX005: the same pointer is loaded as a tile in two or more loops that
+ * are not nested in each other: separate passes over the same data. */
+static void multi_pass_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->accesses.len; i++) {
+        const tdx_km_access *a = k->accesses.items[i];
+        if (a->kind != TDX_KM_LOAD || !a->addr.base || !a->loop || !is_vector_access(a))
+            continue;
+        /* only the first load of each base starts a check */
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) {
+            const tdx_km_access *b = k->accesses.items[j];
+            seen = b->kind == TDX_KM_LOAD && b->addr.base && b->loop && is_vector_access(b) &&
+                   strcmp(b->addr.base, a->addr.base) == 0;
+        }
+        if (seen)
+            continue;
+        const tdx_km_access *second = NULL;
+        const tdx_km_loop *loops[16];
+        int npass = 0;
+        loops[npass++] = a->loop;
+        for (size_t j = i + 1; j < k->accesses.len; j++) {
+            const tdx_km_access *b = k->accesses.items[j];
+            if (b->kind != TDX_KM_LOAD || !b->addr.base || !b->loop || !is_vector_access(b) ||
+                strcmp(b->addr.base, a->addr.base) != 0)
+                continue;
+            int fresh = 1;
+            for (int p = 0; p < npass && fresh; p++)
+                fresh = !(loops[p]->node == b->loop->node || loop_within(b->loop, loops[p]) ||
+                          loop_within(loops[p], b->loop));
+            if (!fresh || npass == 16)
+                continue;
+            loops[npass++] = b->loop;
+            if (!second)
+                second = b;
+        }
+        if (!second)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX005", second->call, 0, 0, k->name,
+                                     npass >= 3 ? 0.85 : 0.65,
+                                     "'%s' is loaded in %d separate passes (first at line %d)",
+                                     a->addr.base, npass, a->call->line);
+        if (f) {
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "each pass re-reads the data from DRAM when it does not "
+                                       "stay in L2: up to %dx the bytes of one pass",
+                                       npass);
+            tdx_finding_fact(t->ledger, f, "passes", "%d", npass);
+        }
+    }
+}
+
+/* TDX006: tl.dot forced to IEEE fp32 (no tensor cores), unless an operand
+ * is visibly cast to a 16-bit type (then the flag does nothing). */
+static void ieee_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind != TDX_KM_OP_DOT || op->operands_half)
+            continue;
+        int ieee = op->input_precision && strcmp(op->input_precision, "ieee") == 0;
+        if (!ieee && op->allow_tf32 != 0)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX006", op->call, 0, 0, k->name, 0.7,
+                                     "tl.dot with %s runs fp32 operands without tensor cores",
+                                     ieee ? "input_precision=\"ieee\"" : "allow_tf32=False");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "IEEE fp32 dots lower to FMA: about 67 TFLOP/s on H200 "
+                                       "against about 495 for tf32 wgmma");
+    }
+}
+
+/* TDX010: do_not_specialize on an argument that is a stride or a size. */
+static int stride_or_size_name(const char *s)
+{
+    char low[64];
+    size_t n = strlen(s);
+    if (n >= sizeof low)
+        return 0;
+    for (size_t i = 0; i <= n; i++)
+        low[i] = (char)tolower((unsigned char)s[i]);
+    static const char *const exact[] = {"n", "m", "k", "numel", "size", "length", "dim", "ncols",
+                                        "nrows", "seq_len", "seqlen", NULL};
+    for (const char *const *e = exact; *e; e++)
+        if (strcmp(low, *e) == 0)
+            return 1;
+    if (strstr(low, "stride") || strncmp(low, "n_", 2) == 0 || strncmp(low, "num_", 4) == 0)
+        return 1;
+    static const char *const suffix[] = {"_size", "_len", "_elements", "_numel", "_rows",
+                                         "_cols", "_dim", NULL};
+    for (const char *const *e = suffix; *e; e++) {
+        size_t m = strlen(*e);
+        if (n > m && strcmp(low + n - m, *e) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void no_specialize_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    if (!k->no_specialize_deco)
+        return;
+    char names[256] = "";
+    int count = 0;
+    for (size_t i = 0; i < k->nparams; i++) {
+        const tdx_km_param *p = &k->params[i];
+        if (!p->no_specialize || p->kind == TDX_KM_PARAM_CONSTEXPR ||
+            !stride_or_size_name(p->name))
+            continue;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s'%s'", count ? ", " : "", p->name);
+        count++;
+    }
+    if (!count)
+        return;
+    tdx_finding *f = tdx_tri_add(t, "TDX010", k->no_specialize_deco, 0, 0, k->name, 0.8,
+                                 "do_not_specialize on %s drops their divisibility and ==1 "
+                                 "specialization",
+                                 names);
+    if (f)
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "without tt.divisibility the loads through these arguments "
+                                   "cannot be proven aligned and stay scalar");
+}
+
+/* TDX011: .to(tl.int64) / tl.cast(..., tl.int64) inside a loop. */
+static void int64_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind != TDX_KM_OP_INT64 || !op->loop)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX011", op->call, 0, 0, k->name, 0.6,
+                                     "index math widened to int64 inside the loop at line %d",
+                                     op->loop->node->line);
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "64-bit integer ops take two instructions each and double "
+                                       "the registers of the offsets, every iteration");
+    }
+}
+
+/* TDX009: a launch whose grid folds to fewer programs than the H200 has SMs. */
+static void small_grid_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
+{
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        if (l->grid_size < 0 || l->grid_size >= H200_SMS)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX009", l->call, 0, 0, k->name, 0.8,
+                                     "grid of %lld programs leaves %lld of the 132 SMs idle",
+                                     l->grid_size, H200_SMS - l->grid_size);
+        if (!f)
+            continue;
+        if (strstr(cls->pattern, "matmul"))
+            f->family = "split-k";
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "at most %lld%% of the GPU's bandwidth and compute can be used",
+                                   l->grid_size * 100 / H200_SMS);
+        tdx_finding_fact(t->ledger, f, "programs", "%lld", l->grid_size);
+    }
+}
+
+void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
+{
+    block_rules(t, k, cls);
+    scalar_loop_rule(t, k);
+    strided_rule(t, k);
+    manual_dot_rule(t, k);
+    multi_pass_rule(t, k);
+    ieee_dot_rule(t, k);
+    small_grid_rule(t, k, cls);
+    no_specialize_rule(t, k);
+    int64_rule(t, k);
+}
+
+/* ---- launching code -------------------------------------------------- */
+
+// The position of a method name in `x.name(...)`.
+static void method_position(const tdx_src_node *call, const char *name, int *line, int *col)
+{
+    const tdx_src_node *fn = tdx_src_call_func(call);
+    *line = fn->end_line;
+    *col = fn->end_col - (int)strlen(name);
+}
+
+/* TDX007 launch-side passes and TDX008 launches sharing a tensor. */
+void tdx_tri_rules_launches(tdx_tri *t)
+{
+    const tdx_km_file *f = t->file;
+    for (size_t i = 0; i < f->passes.len; i++) {
+        const tdx_km_pass *p = f->passes.items[i];
+        int line, col;
+        method_position(p->call, p->method, &line, &col);
+        const char *what = strcmp(p->method, "contiguous") == 0 ? "copies the tensor"
+                                                                : "converts the tensor";
+        tdx_finding *fd = tdx_tri_add(t, "TDX007", p->call, line, col, NULL, 0.6,
+                                      ".%s() %s in a separate pass around the launch", p->method,
+                                      what);
+        if (fd)
+            tdx_finding_set_hypothesis(t->ledger, fd,
+                                       "an extra PyTorch kernel reads and writes the whole "
+                                       "tensor on every call");
+    }
+    for (size_t i = 0; i < f->launches.len; i++) {
+        const tdx_km_launch *l = f->launches.items[i];
+        const char *shared = NULL;
+        const tdx_km_launch *with = NULL;
+        for (size_t j = 0; j < i && !shared; j++) {
+            const tdx_km_launch *e = f->launches.items[j];
+            if (e->scope != l->scope)
+                continue;
+            for (size_t a = 0; a < l->nargs && !shared; a++) {
+                const tdx_src_node *x = l->args[a];
+                if (!x || x->kind != TDX_SRC_NAME ||
+                    l->kernel->params[a].kind != TDX_KM_PARAM_POINTER)
+                    continue;
+                for (size_t b = 0; b < e->nargs && !shared; b++) {
+                    const tdx_src_node *y = e->args[b];
+                    if (y && y->kind == TDX_SRC_NAME &&
+                        e->kernel->params[b].kind == TDX_KM_PARAM_POINTER &&
+                        strcmp(x->name, y->name) == 0)
+                        shared = x->name, with = e;
+                }
+            }
+        }
+        if (!shared)
+            continue;
+        tdx_finding *fd = tdx_tri_add(t, "TDX008", l->call, 0, 0, l->kernel->name, 0.6,
+                                      "'%s' is launched after '%s' on the same tensor '%s'",
+                                      l->kernel->name, with->kernel->name, shared);
+        if (fd)
+            tdx_finding_set_hypothesis(t->ledger, fd,
+                                       "'%s' makes a round trip through global memory between "
+                                       "two launches",
+                                       shared);
+    }
+}

@@ -1,0 +1,41 @@
+/* Internal to the triage module: the pattern classifier and the rules,
+ * both reading the kernel model (model/model.h). */
+#ifndef TDX_TRIAGE_TRIAGE_INT_H
+#define TDX_TRIAGE_TRIAGE_INT_H
+
+#include "finding/finding.h"
+#include "model/model.h"
+
+/* One triage run over one file. */
+typedef struct tdx_tri {
+    const char *path;
+    const tdx_km_file *file;
+    tdx_ledger *ledger;
+    tdx_status st;
+    size_t first_finding; /* index of this file's first finding in the ledger */
+} tdx_tri;
+
+/* The pattern class of a kernel. */
+typedef struct tdx_tri_class {
+    const char *pattern;  /* "elementwise", "matmul", ... */
+    double confidence;
+    const char *why;      /* short reason */
+} tdx_tri_class;
+
+tdx_tri_class tdx_tri_classify(const tdx_km_kernel *k);
+
+/* Non-zero when the kernel has a tl.dot (matmul-like tiles). */
+int tdx_tri_has_dot(const tdx_km_kernel *k);
+
+/* Run every level-0 rule on kernel k (and its launches). */
+void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls);
+/* Run the rules that look at the launching code of the whole file. */
+void tdx_tri_rules_launches(tdx_tri *t);
+
+/* Add a finding at node n (deduplicated by rule and position within the
+ * file). Returns NULL when it is a duplicate or memory ran out (t->st). */
+tdx_finding *tdx_tri_add(tdx_tri *t, const char *rule, const tdx_src_node *n, int line, int col,
+                         const char *kernel, double confidence, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+#endif
