@@ -185,32 +185,44 @@ static void sig_put(sig *g, char c)
     g->len++;
 }
 
+/* The parameter-list writer: a separator goes in before each parameter
+ * but the first, so a trailing comma leaves no trace. */
+typedef struct params {
+    sig g;
+    int done;    /* parameters finished */
+    int pending; /* characters of the current one emitted */
+    int in_ann;  /* inside an annotation (skipped) */
+} params;
+
+static void param_put(params *p, char c)
+{
+    if (p->in_ann)
+        return;
+    if (!p->pending && p->done > 0)
+        sig_put(&p->g, ',');
+    p->pending = 1;
+    sig_put(&p->g, c);
+}
+
 /* Hash launch's parameter list in a normal form: whitespace, comments and
  * annotations dropped, names, kinds (*, **, /) and defaults kept, trailing
  * comma ignored. p points at the opening parenthesis. */
 static sig param_sig(const char *s, size_t n, size_t p)
 {
-    sig g = {14695981039346656037ULL, 0};
-    int depth = 0;   /* brackets inside the parameter list */
-    int in_ann = 0;  /* inside an annotation (skipped) */
-    int pending = 0; /* characters of the current parameter emitted */
+    params w = {.g = {14695981039346656037ULL, 0}};
+    int depth = 0; /* brackets inside the parameter list */
     char quote = 0;
     int triple = 0;
     for (size_t i = p + 1; i < n; i++) {
         char c = s[i];
         if (quote) {
-            if (!in_ann)
-                sig_put(&g, c);
+            param_put(&w, c);
             if (c == '\\' && i + 1 < n) {
-                if (!in_ann)
-                    sig_put(&g, s[i + 1]);
-                i++;
+                param_put(&w, s[++i]);
             } else if (c == quote && (!triple || (i + 2 < n && s[i + 1] == c && s[i + 2] == c))) {
                 if (triple) {
-                    if (!in_ann) {
-                        sig_put(&g, c);
-                        sig_put(&g, c);
-                    }
+                    param_put(&w, c);
+                    param_put(&w, c);
                     i += 2;
                 }
                 quote = 0;
@@ -227,15 +239,12 @@ static sig param_sig(const char *s, size_t n, size_t p)
         if (c == '"' || c == '\'') {
             quote = c;
             triple = i + 2 < n && s[i + 1] == c && s[i + 2] == c;
-            if (!in_ann) {
-                sig_put(&g, c);
-                if (triple) {
-                    sig_put(&g, c);
-                    sig_put(&g, c);
-                }
-            }
-            if (triple)
+            param_put(&w, c);
+            if (triple) {
+                param_put(&w, c);
+                param_put(&w, c);
                 i += 2;
+            }
             continue;
         }
         if (c == '(' || c == '[' || c == '{')
@@ -246,24 +255,21 @@ static sig param_sig(const char *s, size_t n, size_t p)
             depth--;
         }
         if (depth == 0 && c == ',') {
-            in_ann = 0;
-            if (pending)
-                sig_put(&g, ',');
-            pending = 0;
+            w.in_ann = 0;
+            if (w.pending)
+                w.done++;
+            w.pending = 0;
             continue;
         }
-        if (depth == 0 && c == ':' && !in_ann) {
-            in_ann = 1;
+        if (depth == 0 && c == ':' && !w.in_ann) {
+            w.in_ann = 1;
             continue;
         }
-        if (depth == 0 && c == '=' && in_ann)
-            in_ann = 0; /* the default after an annotation */
-        if (!in_ann) {
-            sig_put(&g, c);
-            pending = 1;
-        }
+        if (depth == 0 && c == '=' && w.in_ann)
+            w.in_ann = 0; /* the default after an annotation */
+        param_put(&w, c);
     }
-    return g;
+    return w.g;
 }
 
 static size_t def_paren(const char *s, size_t n, size_t b)
