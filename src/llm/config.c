@@ -215,20 +215,25 @@ tdx_status tdx_llm_endpoint(const tdx_llm_config *c, tdx_buf *out)
     if (!c->url || !*c->url)
         return TDX_ERR_ARG;
     const char *u = c->url;
-    size_t n = strlen(u);
-    while (n > 0 && u[n - 1] == '/')
-        n--;
     size_t host, path;
     split_url(u, &host, &path);
-    tdx_status st = tdx_buf_add(out, u, n);
-    if (st)
-        return st;
+    /* The path ends where a query or fragment starts; those go back after. */
+    size_t q = path;
+    while (u[q] && u[q] != '?' && u[q] != '#')
+        q++;
+    size_t n = q;
+    while (n > path && u[n - 1] == '/')
+        n--;
     static const char tail[] = "/chat/completions";
-    if (n >= sizeof tail - 1 && memcmp(u + n - (sizeof tail - 1), tail, sizeof tail - 1) == 0)
-        return TDX_OK;
-    if (path >= n)
-        return tdx_buf_adds(out, "/v1/chat/completions");
-    return tdx_buf_adds(out, tail);
+    const char *add = "";
+    if (n - path < sizeof tail - 1 || memcmp(u + n - (sizeof tail - 1), tail, sizeof tail - 1) != 0)
+        add = n == path ? "/v1/chat/completions" : tail;
+    tdx_status st = tdx_buf_add(out, u, n);
+    if (!st)
+        st = tdx_buf_adds(out, add);
+    if (!st)
+        st = tdx_buf_adds(out, u + q);
+    return st;
 }
 
 /* The endpoint without user info, query or fragment: safe to show. */

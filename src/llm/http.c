@@ -272,6 +272,7 @@ tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
         x.retry_after_ms = -1;
         x.reason[0] = '\0';
         errbuf[0] = '\0';
+        r->error[0] = '\0';
         CURLcode rc = curl_easy_perform(h);
         r->attempts++;
         long code = 0;

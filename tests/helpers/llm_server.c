@@ -10,6 +10,7 @@
  *            header part becomes "\r\n")
  *   hang     a 200 with half of its body, then silence until the client goes
  *   big:N    a 200 with a body of N bytes
+ *   stream:N the same without Content-Length (the close ends the body)
  * Requests past the last step get "418 script exhausted". Every request is
  * appended to LOG as "=== request K" and its raw bytes. The server exits on
  * SIGTERM, or by itself after 60 s so a crashed test leaves nothing behind. */
@@ -26,7 +27,7 @@
 #include <unistd.h>
 
 static const char *dir = ".";
-static FILE *logf;
+static FILE *log_file;
 
 static int send_all(int fd, const char *p, size_t n)
 {
@@ -89,11 +90,11 @@ static int read_request(int fd, int index)
             }
         }
     }
-    if (logf) {
-        fprintf(logf, "=== request %d\n", index);
-        fwrite(buf, 1, len, logf);
-        fputc('\n', logf);
-        fflush(logf);
+    if (log_file) {
+        fprintf(log_file, "=== request %d\n", index);
+        fwrite(buf, 1, len, log_file);
+        fputc('\n', log_file);
+        fflush(log_file);
     }
     free(buf);
     return hdr_end ? 0 : -1;
@@ -142,12 +143,15 @@ static void reply_file(int fd, const char *name)
         send_all(fd, body, blen);
 }
 
-static void reply_big(int fd, size_t n)
+static void reply_big(int fd, size_t n, int length)
 {
     char head[256];
-    int h = snprintf(head, sizeof head,
-                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n", n);
+    int h = length ? snprintf(head, sizeof head,
+                              "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                              "Content-Length: %zu\r\nConnection: close\r\n\r\n", n)
+                   : snprintf(head, sizeof head,
+                              "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                              "Connection: close\r\n\r\n");
     if (send_all(fd, head, (size_t)h))
         return;
     char chunk[65536];
@@ -175,7 +179,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-d") == 0)
             dir = argv[i + 1];
         else if (strcmp(argv[i], "-l") == 0)
-            logf = fopen(argv[i + 1], "a");
+            log_file = fopen(argv[i + 1], "a");
         else
             break;
     }
@@ -210,7 +214,9 @@ int main(int argc, char **argv)
             } else if (strcmp(step, "hang") == 0)
                 reply_hang(c);
             else if (strncmp(step, "big:", 4) == 0)
-                reply_big(c, strtoul(step + 4, NULL, 10));
+                reply_big(c, strtoul(step + 4, NULL, 10), 1);
+            else if (strncmp(step, "stream:", 7) == 0)
+                reply_big(c, strtoul(step + 7, NULL, 10), 0);
             else
                 reply_file(c, step);
         }
