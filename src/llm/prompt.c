@@ -106,6 +106,28 @@ static tdx_status add_finding(tdx_buf *b, const tdx_finding *f)
     return st;
 }
 
+/* launch's signature line, when it fits on one line, to quote it back. */
+static int launch_line(const char *s, size_t n, size_t *b, size_t *len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if ((i == 0 || s[i - 1] == '\n') && n - i > 11 && memcmp(s + i, "def launch(", 11) == 0) {
+            size_t e = i;
+            while (e < n && s[e] != '\n')
+                e++;
+            size_t t = e;
+            while (t > i && (s[t - 1] == ' ' || s[t - 1] == '\r' || s[t - 1] == '\t'))
+                t--;
+            if (t > i && s[t - 1] == ':' && t - i < 200) {
+                *b = i;
+                *len = t - i;
+                return 1;
+            }
+            return 0;
+        }
+    }
+    return 0;
+}
+
 static const tdx_finding *by_id(const tdx_ledger *l, int id)
 {
     for (size_t i = 0; l && i < tdx_ledger_count(l); i++)
@@ -146,16 +168,23 @@ static tdx_status build_user(tdx_buf *u, const char *task_name, const char *src,
         st = tdx_buf_addc(u, '\n');
     if (!st)
         st = add_fence(u, fl, "");
+    size_t lb, ll;
+    if (!st)
+        st = tdx_buf_adds(u, "\nReturn the complete rewritten task file in one ```python code "
+                             "block.\nRules:\n");
+    if (!st && launch_line(src, n, &lb, &ll))
+        st = tdx_buf_printf(u, "- keep the signature of `launch` exactly as it is (`%.*s`); you "
+                               "may change its body and the kernels\n", (int)ll, src + lb);
+    else if (!st)
+        st = tdx_buf_adds(u, "- keep the signature of `launch` exactly as it is; you may change "
+                             "its body and the kernels\n");
     if (!st)
         st = tdx_buf_adds(
-            u, "\nReturn the complete rewritten task file in one ```python code block.\n"
-               "Rules:\n"
-               "- keep the signature of `launch` exactly as it is; you may change its body and the "
-               "kernels\n"
+            u,
                "- copy `reference`, `make_inputs` and `SHAPES` unchanged, character for character\n"
                "- keep the output's shape and dtype; every check shape must still work, including "
                "sizes that are not a multiple of the block\n"
-               "- use only torch, triton and triton.language; no other imports\n"
+               "- add no imports beyond torch, triton and the Python standard library\n"
                "- apply the rewrite named above; do not change unrelated code\n");
     return st;
 }
