@@ -294,7 +294,7 @@ void tdx_llm_mask(char *s, const char *secret)
             p += m;
             continue;
         }
-        memcpy(p, "***", 3);
+        memset(p, '*', 3);
         memmove(p + 3, p + m, strlen(p + m) + 1);
         p += 3;
     }

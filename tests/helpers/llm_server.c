@@ -11,6 +11,7 @@
  *   hang     a 200 with half of its body, then silence until the client goes
  *   big:N    a 200 with a body of N bytes
  *   stream:N the same without Content-Length (the close ends the body)
+ *   drop     close the connection without a reply
  * Requests past the last step get "418 script exhausted". Every request is
  * appended to LOG as "=== request K" and its raw bytes. The server exits on
  * SIGTERM, or by itself after 60 s so a crashed test leaves nothing behind. */
@@ -211,6 +212,8 @@ int main(int argc, char **argv)
                 static const char ex[] = "HTTP/1.1 418 Script Exhausted\r\nContent-Length: 0\r\n"
                                          "Connection: close\r\n\r\n";
                 send_all(c, ex, sizeof ex - 1);
+            } else if (strcmp(step, "drop") == 0) {
+                /* nothing: the close below is the whole answer */
             } else if (strcmp(step, "hang") == 0)
                 reply_hang(c);
             else if (strncmp(step, "big:", 4) == 0)

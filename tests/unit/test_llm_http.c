@@ -316,6 +316,39 @@ static void test_retry_after_capped(void **state)
     fx_free(f);
 }
 
+static void test_retry_after_forms(void **state)
+{
+    (void)state;
+    /* An HTTP date already past: retry at once. */
+    fixture *f = fx_new((const char *const[]){"ratelimited_date", "ok", NULL});
+    assert_int_equal(chat(f), TDX_OK);
+    assert_int_equal(f->w.n, 1);
+    assert_int_equal(f->w.ms[0], 0);
+    fx_free(f);
+    /* Retry-After-Ms is more precise than Retry-After, whatever the order. */
+    f = fx_new((const char *const[]){"ratelimited_ms", "ok", NULL});
+    assert_int_equal(chat(f), TDX_OK);
+    assert_int_equal(f->w.n, 1);
+    assert_int_equal(f->w.ms[0], 1500);
+    fx_free(f);
+}
+
+static void test_dropped_connection_retried(void **state)
+{
+    (void)state;
+    fixture *f = fx_new((const char *const[]){"drop", "ok", NULL});
+    assert_int_equal(chat(f), TDX_OK);
+    assert_int_equal(f->reply.attempts, 2);
+    assert_int_equal(f->w.n, 1);
+    fx_free(f);
+    f = fx_new((const char *const[]){"drop", NULL});
+    f->cfg.max_retries = 0;
+    assert_int_equal(chat(f), TDX_ERR_IO);
+    assert_int_equal(f->reply.fail, TDX_LLM_FAIL_CONNECT);
+    assert_non_null(strstr(f->reply.error, "connection dropped by http://127.0.0.1:"));
+    fx_free(f);
+}
+
 static void test_500_twice_then_success(void **state)
 {
     (void)state;
@@ -511,6 +544,8 @@ int main(void)
         cmocka_unit_test_teardown(test_signature_changed, teardown),
         cmocka_unit_test_teardown(test_429_then_success, teardown),
         cmocka_unit_test_teardown(test_retry_after_capped, teardown),
+        cmocka_unit_test_teardown(test_retry_after_forms, teardown),
+        cmocka_unit_test_teardown(test_dropped_connection_retried, teardown),
         cmocka_unit_test_teardown(test_500_twice_then_success, teardown),
         cmocka_unit_test_teardown(test_5xx_gives_up, teardown),
         cmocka_unit_test_teardown(test_401_no_retry, teardown),
