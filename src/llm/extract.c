@@ -243,11 +243,12 @@ tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
     int stored = nb < MAX_BLOCKS ? nb : MAX_BLOCKS;
     code->nblocks = nb;
 
-    /* The last block with the whole task wins: models that show the
-     * original before their rewrite put the answer last. */
+    /* The last Python block with the whole task wins: models that show the
+     * original before their rewrite put the answer last. Other tags (a
+     * ```diff of the change, say) are never the file. */
     int pick = -1;
     for (int k = stored - 1; k >= 0 && pick < 0; k--)
-        if (is_task(text + blocks[k].start, blocks[k].end - blocks[k].start))
+        if (blocks[k].python && is_task(text + blocks[k].start, blocks[k].end - blocks[k].start))
             pick = k;
     if (pick >= 0)
         code->pick = TDX_LLM_PICK_TASK;

@@ -24,7 +24,7 @@
 /* How the block was chosen. */
 typedef enum tdx_llm_pick {
     TDX_LLM_PICK_NONE = 0,
-    TDX_LLM_PICK_TASK,    /* the last block holding @triton.jit and def launch */
+    TDX_LLM_PICK_TASK,    /* the last Python block holding @triton.jit and def launch */
     TDX_LLM_PICK_LARGEST, /* the largest Python block */
     TDX_LLM_PICK_BARE,    /* no fences: the whole reply is the task file */
 } tdx_llm_pick;
