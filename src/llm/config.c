@@ -188,6 +188,10 @@ int tdx_llm_configured(const tdx_llm_config *c, const char **why)
         w = "no LLM endpoint configured (set TRITONDX_LLM_URL and TRITONDX_LLM_MODEL)";
     else if (!c->model || !*c->model)
         w = "no LLM model configured (set TRITONDX_LLM_MODEL)";
+#ifndef TDX_HAVE_CURL
+    else
+        w = "this build has no HTTP client (libcurl was not found)";
+#endif
     if (why)
         *why = w;
     return w == NULL;

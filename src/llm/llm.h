@@ -67,7 +67,8 @@ extern const char *const tdx_llm_config_names[];
  * call this before applying flags. */
 tdx_status tdx_llm_config_from_env(tdx_llm_config *c, tdx_diags *d);
 
-/* Non-zero when an endpoint is configured (a URL and a model). Otherwise
+/* Non-zero when an endpoint is configured (a URL and a model) and this
+ * build can reach it (libcurl). Otherwise
  * *why (when why is non-NULL) says what is missing, for the one line the
  * loop prints before running the built-in proposer alone. */
 int tdx_llm_configured(const tdx_llm_config *c, const char **why);
@@ -146,7 +147,10 @@ typedef struct tdx_llm_hooks {
  * plus up to 25% jitter, or the server's Retry-After when it sends one,
  * each wait capped at c->backoff_cap_ms. Other 4xx are final. On failure
  * returns a status, r->fail and r->error say why, and an error goes to d
- * (when non-NULL) as "llm: <reason>". */
+ * (when non-NULL) as "llm: <reason>". A call is self-contained (its own
+ * curl handle), so calls may run in parallel threads once libcurl has been
+ * initialised; the first call initialises it, so make that call, or
+ * curl_global_init(), before starting threads. */
 tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
                         const tdx_llm_hooks *hooks, tdx_llm_reply *r, tdx_diags *d);
 
