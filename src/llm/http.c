@@ -188,6 +188,9 @@ static int transient(CURLcode rc)
 tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
                         const tdx_llm_hooks *hooks, tdx_llm_reply *r, tdx_diags *d)
 {
+    /* A reply reused from an earlier call starts afresh. */
+    tdx_llm_reply_free(r);
+    tdx_llm_reply_init(r);
     const char *why;
     if (!tdx_llm_configured(c, &why)) {
         snprintf(r->error, sizeof r->error, "%s", why);
@@ -351,6 +354,8 @@ tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
 {
     (void)p;
     (void)hooks;
+    tdx_llm_reply_free(r);
+    tdx_llm_reply_init(r);
     (void)now_s;
     (void)fmt_ms;
     (void)fmt_bytes;

@@ -142,7 +142,8 @@ typedef struct tdx_llm_hooks {
     void *ctx;
 } tdx_llm_hooks;
 
-/* Post one chat completion and wait for it, retrying 429 and 5xx (and
+/* Post one chat completion and wait for it (r must have been initialised
+ * with tdx_llm_reply_init; what it held is freed first), retrying 429 and 5xx (and
  * dropped connections) up to c->max_retries times with exponential backoff
  * plus up to 25% jitter, or the server's Retry-After when it sends one,
  * each wait capped at c->backoff_cap_ms. Other 4xx are final. On failure

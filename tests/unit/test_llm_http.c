@@ -264,9 +264,13 @@ static void test_no_key_no_bearer(void **state)
 static void test_no_code_block(void **state)
 {
     (void)state;
-    fixture *f = fx_new((const char *const[]){"nocode", NULL});
+    fixture *f = fx_new((const char *const[]){"ok", "nocode", NULL});
     assert_int_equal(chat(f), TDX_OK);
+    /* The same reply reused: the second call replaces the first's. */
+    assert_int_equal(chat(f), TDX_OK);
+    assert_int_equal(f->reply.attempts, 1);
     assert_int_equal(f->reply.completion_tokens, 5);
+    assert_string_equal(f->reply.content, "Try num_warps=8.");
     tdx_llm_code code;
     assert_int_equal(tdx_llm_extract(f->reply.content, strlen(f->reply.content), &code),
                      TDX_ERR_NOTFOUND);
