@@ -227,7 +227,8 @@ static int bare_task(const char *s, size_t n)
     return ok && is_task(s, n);
 }
 
-tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
+/* Extraction from one stretch of the reply. */
+static tdx_status extract_from(const char *text, size_t len, tdx_llm_code *code)
 {
     memset(code, 0, sizeof *code);
     code->chosen = -1;
@@ -288,6 +289,27 @@ tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
     }
     code->code = tdx_buf_detach(&out, &code->len);
     return TDX_OK;
+}
+
+tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
+{
+    if (!text)
+        len = 0;
+    /* Reasoning models (served by vLLM, llama.cpp) think aloud between
+     * <think> tags, often quoting the original file; the answer follows
+     * the last </think>. Only when that part has no code is the rest used. */
+    size_t off = 0;
+    for (size_t p = 0; p < len;) {
+        size_t k = find(text + p, len - p, "</think>");
+        if (k >= len - p)
+            break;
+        off = p + k + 8;
+        p = off;
+    }
+    tdx_status st = extract_from(text + off, len - off, code);
+    if (st == TDX_ERR_NOTFOUND && off > 0)
+        st = extract_from(text, len, code);
+    return st;
 }
 
 void tdx_llm_code_free(tdx_llm_code *code)
