@@ -21,6 +21,7 @@
 #include "base/diag.h"
 #include "base/status.h"
 #include "finding/finding.h"
+#include "llm/extract.h"
 
 /* Defaults (also documented in `tritondx optimize --help`). */
 #define TDX_LLM_DEFAULT_CONNECT_TIMEOUT_MS 10000L
@@ -154,6 +155,29 @@ typedef struct tdx_llm_hooks {
  * curl_global_init(), before starting threads. */
 tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
                         const tdx_llm_hooks *hooks, tdx_llm_reply *r, tdx_diags *d);
+
+/* One proposal from the model, start to finish: the prompt, the chat, the
+ * code extracted from the reply and the guard's verdict on it. */
+typedef struct tdx_llm_candidate {
+    tdx_llm_reply reply;  /* usage, timing, model, transport errors */
+    char *code;           /* the candidate task file (malloc); NULL when none */
+    size_t code_len;
+    int unterminated;     /* the code block was cut off (see reply.finish_reason) */
+    tdx_llm_guard guard;  /* valid when code is non-NULL */
+    char why[256];        /* one line: why there is no usable candidate; "" when there is */
+} tdx_llm_candidate;
+
+/* Build the prompt (tdx_llm_prompt_build), ask (tdx_llm_chat), extract the
+ * code and guard it against source. TDX_OK: out->code is a candidate that
+ * passed the guard. Otherwise out->why says why, and an error goes to d:
+ * the chat's status on transport failures, TDX_ERR_NOTFOUND when the reply
+ * had no code, TDX_ERR_INPUT when the code breached the guard (out->code is
+ * still set, for the journal). Release with tdx_llm_candidate_free(). */
+tdx_status tdx_llm_propose(const tdx_llm_config *c, const char *task_name, const char *source,
+                           size_t source_len, const tdx_ledger *l, const int *ids, size_t nids,
+                           const char *family, const tdx_llm_hooks *hooks,
+                           tdx_llm_candidate *out, tdx_diags *d);
+void tdx_llm_candidate_free(tdx_llm_candidate *cand);
 
 /* Parse a 2xx body into r (content, model, finish_reason, usage). Returns
  * TDX_ERR_PARSE with r->error "reply is not JSON", "no choices in reply" or

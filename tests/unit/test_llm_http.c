@@ -507,6 +507,60 @@ static void test_connection_refused(void **state)
     fx_free(f);
 }
 
+static tdx_status propose(fixture *f, tdx_llm_candidate *cand)
+{
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    size_t n;
+    const tdx_rule *rules = tdx_rules(&n);
+    assert_non_null(tdx_ledger_add(&l, rules[1].id, "task.py", 14, 5, "the row is read three times"));
+    int ids[] = {1};
+    tdx_status st = tdx_llm_propose(&f->cfg, "task.py", f->task, f->task_len, &l, ids, 1,
+                                    "single-pass-reduction", &f->hooks, cand, &f->diags);
+    tdx_ledger_free(&l);
+    return st;
+}
+
+static void test_propose(void **state)
+{
+    (void)state;
+    fixture *f = fx_new((const char *const[]){"ok", "sigchange", "nocode", "unauthorized", NULL});
+    tdx_llm_candidate cand;
+
+    assert_int_equal(propose(f, &cand), TDX_OK);
+    assert_string_equal(cand.why, "");
+    assert_non_null(strstr(cand.code, "num_warps=8"));
+    assert_true(tdx_llm_guard_ok(&cand.guard));
+    assert_int_equal(cand.reply.completion_tokens, 604);
+    tdx_llm_candidate_free(&cand);
+
+    assert_int_equal(propose(f, &cand), TDX_ERR_INPUT);
+    assert_string_equal(cand.why, "the candidate changed launch's parameter list");
+    assert_non_null(cand.code); /* kept for the journal */
+    tdx_llm_candidate_free(&cand);
+
+    assert_int_equal(propose(f, &cand), TDX_ERR_NOTFOUND);
+    assert_string_equal(cand.why, "reply has no code block");
+    assert_null(cand.code);
+    tdx_llm_candidate_free(&cand);
+
+    assert_int_equal(propose(f, &cand), TDX_ERR_IO);
+    assert_null(strstr(cand.why, KEY));
+    assert_non_null(strstr(cand.why, "http 401: "));
+    tdx_llm_candidate_free(&cand);
+
+    /* The prompt went out with the finding and the family. */
+    char *log = server_log(&f->srv);
+    assert_int_equal(count(log, "=== request"), 4);
+    assert_non_null(strstr(log, "Rewrite to apply: single-pass-reduction"));
+    assert_non_null(strstr(log, "the row is read three times"));
+    free(log);
+    assert_int_equal(f->diags.nerrors, 3);
+    assert_string_equal(f->diags.items[0].msg,
+                        "llm: candidate rejected: the candidate changed launch's parameter list");
+    fx_free(f);
+}
+
 static void test_not_configured(void **state)
 {
     (void)state;
@@ -560,6 +614,7 @@ int main(void)
         cmocka_unit_test_teardown(test_no_choices, teardown),
         cmocka_unit_test_teardown(test_content_parts, teardown),
         cmocka_unit_test_teardown(test_connection_refused, teardown),
+        cmocka_unit_test_teardown(test_propose, teardown),
         cmocka_unit_test_teardown(test_not_configured, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
