@@ -18,6 +18,7 @@ static const char task[] =
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* One input: extraction, its invariants, and the guard both ways. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;

@@ -12,6 +12,7 @@ const char *const tdx_llm_config_names[] = {
     "max-reply", NULL,
 };
 
+/* Defaults, no endpoint. */
 void tdx_llm_config_init(tdx_llm_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -35,6 +36,7 @@ static void wipe(char *s)
         *v++ = '\0';
 }
 
+/* Free the strings, the key wiped first. */
 void tdx_llm_config_free(tdx_llm_config *c)
 {
     free(c->url);
@@ -44,6 +46,7 @@ void tdx_llm_config_free(tdx_llm_config *c)
     c->url = c->model = c->key = NULL;
 }
 
+/* Replace a string setting by a copy of value (an old key is wiped). */
 static tdx_status set_str(char **dst, const char *value)
 {
     char *s = strdup(value);
@@ -69,6 +72,7 @@ static int parse_seconds(const char *v, long *ms)
     return 0;
 }
 
+/* A whole number within [lo, hi]. */
 static int parse_long(const char *v, long lo, long hi, long *out)
 {
     char *end;
@@ -80,6 +84,7 @@ static int parse_long(const char *v, long lo, long hi, long *out)
     return 0;
 }
 
+/* Apply one named setting, checked; bad values change nothing. */
 tdx_status tdx_llm_config_set(tdx_llm_config *c, const char *name, const char *value,
                               tdx_diags *d)
 {
@@ -151,6 +156,7 @@ tdx_status tdx_llm_config_set(tdx_llm_config *c, const char *name, const char *v
     return TDX_OK;
 }
 
+/* Apply the environment's settings, reporting the first bad one. */
 tdx_status tdx_llm_config_from_env(tdx_llm_config *c, tdx_diags *d)
 {
     static const struct {
@@ -181,6 +187,7 @@ tdx_status tdx_llm_config_from_env(tdx_llm_config *c, tdx_diags *d)
     return first;
 }
 
+/* Whether an endpoint can be used, and if not, why. */
 int tdx_llm_configured(const tdx_llm_config *c, const char **why)
 {
     const char *w = NULL;
@@ -214,6 +221,7 @@ static void split_url(const char *u, size_t *host, size_t *path)
     *path = p;
 }
 
+/* The URL posted to, from the configured base URL. */
 tdx_status tdx_llm_endpoint(const tdx_llm_config *c, tdx_buf *out)
 {
     if (!c->url || !*c->url)
@@ -263,6 +271,7 @@ static tdx_status safe_endpoint(const tdx_llm_config *c, tdx_buf *out)
     return st;
 }
 
+/* One line for logs; the key only as "key set". */
 tdx_status tdx_llm_config_describe(const tdx_llm_config *c, tdx_buf *out)
 {
     const char *why;
@@ -281,11 +290,13 @@ tdx_status tdx_llm_config_describe(const tdx_llm_config *c, tdx_buf *out)
     return st;
 }
 
+/* For messages: the endpoint without anything secret in it. */
 tdx_status tdx_llm__safe_endpoint(const tdx_llm_config *c, tdx_buf *out)
 {
     return safe_endpoint(c, out);
 }
 
+/* Mask every occurrence of the secret in place. */
 void tdx_llm_mask(char *s, const char *secret)
 {
     if (!s || !secret || !*secret)

@@ -33,6 +33,7 @@ static size_t find(const char *s, size_t n, const char *needle)
     return n;
 }
 
+/* Whether needle occurs in s[0..n). */
 static int contains(const char *s, size_t n, const char *needle)
 {
     return find(s, n, needle) < n || (n == 0 && needle[0] == '\0');
@@ -207,6 +208,7 @@ static tdx_status copy_code(const char *s, size_t start, size_t end, size_t inde
     return TDX_OK;
 }
 
+/* Whether a block holds the whole task: a kernel and launch. */
 static int is_task(const char *s, size_t n)
 {
     return contains(s, n, "@triton.jit") && contains(s, n, "def launch");
@@ -291,6 +293,7 @@ static tdx_status extract_from(const char *text, size_t len, tdx_llm_code *code)
     return TDX_OK;
 }
 
+/* Extract the task code from a reply, skipping a reasoning preamble. */
 tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
 {
     if (!text)
@@ -312,6 +315,7 @@ tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
     return st;
 }
 
+/* Release the extracted code. */
 void tdx_llm_code_free(tdx_llm_code *code)
 {
     free(code->code);

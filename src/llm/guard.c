@@ -77,6 +77,7 @@ static void scan_line(scan *sc)
     sc->i = i < n ? i + 1 : n;
 }
 
+/* Whether c may continue a Python identifier. */
 static int is_ident(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -179,6 +180,7 @@ typedef struct sig {
     size_t len;
 } sig;
 
+/* Feed one character to the hash. */
 static void sig_put(sig *g, char c)
 {
     g->h = (g->h ^ (unsigned char)c) * 1099511628211ULL;
@@ -194,6 +196,7 @@ typedef struct params {
     int in_ann;  /* inside an annotation (skipped) */
 } params;
 
+/* Emit one character of the current parameter (not of an annotation). */
 static void param_put(params *p, char c)
 {
     if (p->in_ann)
@@ -272,6 +275,7 @@ static sig param_sig(const char *s, size_t n, size_t p)
     return w.g;
 }
 
+/* The opening parenthesis of the def starting at b. */
 static size_t def_paren(const char *s, size_t n, size_t b)
 {
     while (b < n && s[b] != '(')
@@ -291,6 +295,7 @@ static tdx_llm_keep keep_text(const char *o, size_t on, const char *c, size_t cn
     return same_text(o + ob, oe - ob, c + cb, ce - cb) ? TDX_LLM_KEEP_SAME : TDX_LLM_KEEP_CHANGED;
 }
 
+/* Whether needle occurs in s[0..n). */
 static int has_text(const char *s, size_t n, const char *needle)
 {
     size_t m = strlen(needle);
@@ -300,6 +305,7 @@ static int has_text(const char *s, size_t n, const char *needle)
     return 0;
 }
 
+/* Compare the protected parts of candidate and original; the first breach is the reason. */
 void tdx_llm_guard_check(const char *orig, size_t olen, const char *code, size_t clen,
                          tdx_llm_guard *g)
 {
@@ -344,6 +350,7 @@ void tdx_llm_guard_check(const char *orig, size_t olen, const char *code, size_t
         g->reason = "the candidate has no @triton.jit kernel";
 }
 
+/* No breach found. */
 int tdx_llm_guard_ok(const tdx_llm_guard *g) { return g->reason[0] == '\0'; }
 
 const char *tdx_llm_keep_str(tdx_llm_keep k)

@@ -22,6 +22,7 @@ static void fmt_ms(char *out, size_t n, long ms)
         snprintf(out, n, "%.1f s", (double)ms / 1000.0);
 }
 
+/* A byte count in the largest exact binary unit. */
 static void fmt_bytes(char *out, size_t n, size_t b)
 {
     if (b >= ((size_t)1 << 20) && b % ((size_t)1 << 20) == 0)
@@ -32,6 +33,7 @@ static void fmt_bytes(char *out, size_t n, size_t b)
         snprintf(out, n, "%zu bytes", b);
 }
 
+/* Monotonic seconds, for the reply's wall time. */
 static double now_s(void)
 {
     struct timespec ts;
@@ -69,6 +71,7 @@ typedef struct xfer {
     char reason[96];     /* the status line's reason phrase */
 } xfer;
 
+/* curl write callback: append to the capped body, stop when over the cap. */
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
@@ -102,6 +105,7 @@ static long retry_after(const char *v, size_t n)
     return t <= now ? 0 : (long)(t - now) * 1000L;
 }
 
+/* curl header callback: the reason phrase and Retry-After(-Ms) of the last response. */
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
@@ -145,6 +149,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* Wait between attempts, resuming after signals. */
 static void default_sleep(void *ctx, long ms)
 {
     (void)ctx;
@@ -169,6 +174,7 @@ static long backoff(const tdx_llm_config *c, int attempt, long server_ms, unsign
     return w < cap ? w : cap;
 }
 
+/* A small generator for jitter; no need for quality here. */
 static unsigned xorshift(unsigned *s)
 {
     unsigned x = *s ? *s : 2463534242u;
@@ -185,6 +191,7 @@ static int transient(CURLcode rc)
            rc == CURLE_PARTIAL_FILE;
 }
 
+/* One chat completion with retries; see llm.h for the policy. */
 tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
                         const tdx_llm_hooks *hooks, tdx_llm_reply *r, tdx_diags *d)
 {
@@ -349,6 +356,7 @@ done:
 
 #else /* !TDX_HAVE_CURL */
 
+/* Without libcurl there is no way to ask: say so as a value. */
 tdx_status tdx_llm_chat(const tdx_llm_config *c, const tdx_llm_prompt *p,
                         const tdx_llm_hooks *hooks, tdx_llm_reply *r, tdx_diags *d)
 {

@@ -53,6 +53,7 @@ static int fence_len(const char *s, size_t n)
     return best >= 3 ? best + 1 : 3;
 }
 
+/* A fence line of n backticks and an optional tag. */
 static tdx_status add_fence(tdx_buf *b, int n, const char *tag)
 {
     for (int i = 0; i < n; i++) {
@@ -85,6 +86,7 @@ static tdx_status add_evidence(tdx_buf *b, const char *ev)
     return st;
 }
 
+/* One cited finding: id, rule, place, message, why, fix, facts, evidence. */
 static tdx_status add_finding(tdx_buf *b, const tdx_finding *f)
 {
     tdx_status st = tdx_buf_printf(b, "- F%d [%s %s, level %d]", f->id, f->rule->id, f->rule->name,
@@ -136,6 +138,7 @@ static const tdx_finding *by_id(const tdx_ledger *l, int id)
     return NULL;
 }
 
+/* The user message: family, findings, the task file, the rules of the rewrite. */
 static tdx_status build_user(tdx_buf *u, const char *task_name, const char *src, size_t n,
                              const tdx_ledger *l, const int *ids, size_t nids, const char *family)
 {
@@ -189,6 +192,7 @@ static tdx_status build_user(tdx_buf *u, const char *task_name, const char *src,
     return st;
 }
 
+/* Build both messages; cited ids must exist. */
 tdx_status tdx_llm_prompt_build(tdx_llm_prompt *p, const char *task_name, const char *source,
                                 size_t source_len, const tdx_ledger *l, const int *ids,
                                 size_t nids, const char *family, tdx_diags *d)
@@ -212,12 +216,14 @@ tdx_status tdx_llm_prompt_build(tdx_llm_prompt *p, const char *task_name, const 
     return st;
 }
 
+/* Release both messages. */
 void tdx_llm_prompt_free(tdx_llm_prompt *p)
 {
     tdx_buf_free(&p->system);
     tdx_buf_free(&p->user);
 }
 
+/* The request body around a prompt. */
 char *tdx_llm_request_json(const tdx_llm_config *c, const tdx_llm_prompt *p)
 {
     json_t *root = json_object();

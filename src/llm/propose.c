@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Prompt, chat, extract and guard: one candidate or the reason there is none. */
 tdx_status tdx_llm_propose(const tdx_llm_config *c, const char *task_name, const char *source,
                            size_t source_len, const tdx_ledger *l, const int *ids, size_t nids,
                            const char *family, const tdx_llm_hooks *hooks,
@@ -50,6 +51,7 @@ tdx_status tdx_llm_propose(const tdx_llm_config *c, const char *task_name, const
     return TDX_OK;
 }
 
+/* Release the reply and the code. */
 void tdx_llm_candidate_free(tdx_llm_candidate *cand)
 {
     tdx_llm_reply_free(&cand->reply);

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An empty reply: no content, usage unknown. */
 void tdx_llm_reply_init(tdx_llm_reply *r)
 {
     memset(r, 0, sizeof *r);
     r->prompt_tokens = r->completion_tokens = -1;
 }
 
+/* Release the reply's strings. */
 void tdx_llm_reply_free(tdx_llm_reply *r)
 {
     free(r->content);
@@ -21,6 +23,7 @@ void tdx_llm_reply_free(tdx_llm_reply *r)
     r->content = r->model = r->finish_reason = NULL;
 }
 
+/* A malloc'd copy of a JSON string (NUL bytes kept), or NULL. */
 static char *dup_string(json_t *v)
 {
     if (!json_is_string(v))
@@ -65,12 +68,14 @@ static char *message_text(json_t *content)
     return tdx_buf_detach(&b, NULL);
 }
 
+/* A token count from usage; -1 when absent or nonsense. */
 static long usage_count(json_t *usage, const char *key)
 {
     json_t *v = json_object_get(usage, key);
     return json_is_integer(v) && json_integer_value(v) >= 0 ? (long)json_integer_value(v) : -1;
 }
 
+/* Read a chat completion body: content, model, finish reason, usage. */
 tdx_status tdx_llm_parse_reply(const char *body, size_t len, tdx_llm_reply *r)
 {
     json_error_t err;
@@ -163,6 +168,7 @@ static void one_line(const char *s, size_t n, char *out, size_t outsz)
         out[o] = '\0';
 }
 
+/* The server's own words from an error body, in one line. */
 void tdx_llm_error_text(const char *body, size_t len, char *out, size_t outsz)
 {
     if (!outsz)

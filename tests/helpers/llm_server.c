@@ -30,6 +30,7 @@
 static const char *dir = ".";
 static FILE *log_file;
 
+/* Send all of p, or fail when the client went away. */
 static int send_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
@@ -112,6 +113,7 @@ static void wait_for_close(int fd)
     }
 }
 
+/* Send a canned reply from DIR/NAME.http. */
 static void reply_file(int fd, const char *name)
 {
     char path[4096];
@@ -144,6 +146,7 @@ static void reply_file(int fd, const char *name)
         send_all(fd, body, blen);
 }
 
+/* Send a 200 with an n-byte body, with or without Content-Length. */
 static void reply_big(int fd, size_t n, int length)
 {
     char head[256];
@@ -165,6 +168,7 @@ static void reply_big(int fd, size_t n, int length)
     }
 }
 
+/* Send half a reply and stall. */
 static void reply_hang(int fd)
 {
     static const char part[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -173,6 +177,7 @@ static void reply_hang(int fd)
     wait_for_close(fd);
 }
 
+/* Listen, announce the port, and play the steps in order. */
 int main(int argc, char **argv)
 {
     int i = 1;
