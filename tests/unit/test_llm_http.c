@@ -27,14 +27,15 @@
 typedef struct server {
     pid_t pid;
     int port;
-    char log[64];
+    char log[512];
 } server;
 
 /* Start the server with the given steps; fails the test when it does not
- * report its port within 5 s. */
+ * report its port within 10 s. */
 static void server_start(server *s, const char *const *steps)
 {
-    snprintf(s->log, sizeof s->log, "/tmp/tdx_llm_log_XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->log, sizeof s->log, "%s/tdx_llm_log_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int lfd = mkstemp(s->log);
     assert_true(lfd >= 0);
     close(lfd);
@@ -58,7 +59,7 @@ static void server_start(server *s, const char *const *steps)
     char line[64] = "";
     size_t len = 0;
     struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    while (len < sizeof line - 1 && !strchr(line, '\n') && poll(&p, 1, 5000) > 0) {
+    while (len < sizeof line - 1 && !strchr(line, '\n') && poll(&p, 1, 10000) > 0) {
         ssize_t k = read(fds[0], line + len, sizeof line - 1 - len);
         if (k <= 0)
             break;
