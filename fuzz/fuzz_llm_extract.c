@@ -1,7 +1,8 @@
 /* libFuzzer target: code extraction from a model's reply, and the guard
  * that compares the extracted code with a task file. The input is the
  * reply; the guard also runs with the input's halves as original and
- * candidate, so both sides of it see arbitrary text. */
+ * candidate, so both sides of it see arbitrary text, and the input is read
+ * as a server's body too. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,9 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t half = size / 2;
     tdx_llm_guard_check(text, half, text + half, size - half, &g);
     tdx_llm_guard_check(text, size, task, sizeof task - 1, &g);
+    /* The same bytes as a server's body, for the reply and error readers. */
     char msg[64];
     tdx_llm_error_text(text, size, msg, sizeof msg);
     if (strlen(msg) >= sizeof msg)
         __builtin_trap();
+    tdx_llm_reply r;
+    tdx_llm_reply_init(&r);
+    if (tdx_llm_parse_reply(text, size, &r) == TDX_OK ? !r.content || r.error[0] : !r.error[0])
+        __builtin_trap();
+    tdx_llm_reply_free(&r);
     return 0;
 }
