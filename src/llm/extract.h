@@ -48,7 +48,7 @@ void tdx_llm_code_free(tdx_llm_code *code);
 /* The state of one protected part of the task file in the candidate. */
 typedef enum tdx_llm_keep {
     TDX_LLM_KEEP_SAME = 0, /* present and unchanged (launch: same parameter list) */
-    TDX_LLM_KEEP_CHANGED,  /* present but different */
+    TDX_LLM_KEEP_CHANGED,  /* present but different, or added where the original has none */
     TDX_LLM_KEEP_MISSING,  /* the original has it, the candidate does not */
     TDX_LLM_KEEP_ABSENT,   /* the original does not have it either: nothing to check */
 } tdx_llm_keep;
@@ -58,11 +58,17 @@ typedef struct tdx_llm_guard {
     tdx_llm_keep reference;   /* the text of the `def reference` block */
     tdx_llm_keep make_inputs; /* the text of the `def make_inputs` block */
     tdx_llm_keep shapes;      /* the text of the `SHAPES = ...` statement */
+    tdx_llm_keep tolerance;   /* `TOLERANCE = ...`: how close is correct */
+    tdx_llm_keep flops;       /* `def flops`: the work the roofline counts */
+    tdx_llm_keep bytes;       /* `def bytes`: the traffic the roofline counts */
     int has_kernel;           /* the candidate still has an @triton.jit function */
     const char *reason;       /* static text of the first breach, "" when none */
 } tdx_llm_guard;
 
-/* Compare candidate code against the original task source. Never fails. */
+/* Compare candidate code against the original task source: launch's
+ * parameters, and the text of reference, make_inputs, SHAPES, TOLERANCE,
+ * flops and bytes (what decides whether and how well a candidate passes,
+ * so a rewrite must not touch it). Never fails. */
 void tdx_llm_guard_check(const char *orig, size_t olen, const char *code, size_t clen,
                          tdx_llm_guard *g);
 /* Non-zero when the guard found no breach (a part absent from both is fine). */

@@ -283,19 +283,22 @@ static size_t def_paren(const char *s, size_t n, size_t b)
     return b;
 }
 
-/* Compare one protected top-level statement between original and candidate. */
+/* Compare one protected top-level statement between original and candidate.
+ * One the original lacks must stay absent: a candidate that adds a looser
+ * TOLERANCE or its own flops() is changing how it is judged. */
 static tdx_llm_keep keep_text(const char *o, size_t on, const char *c, size_t cn, const char *name,
                               int def_form)
 {
     size_t ob, oe, cb, ce;
-    if (!find_stmt(o, on, name, def_form, &ob, &oe))
-        return TDX_LLM_KEEP_ABSENT;
-    if (!find_stmt(c, cn, name, def_form, &cb, &ce))
+    int in_orig = find_stmt(o, on, name, def_form, &ob, &oe);
+    int in_code = find_stmt(c, cn, name, def_form, &cb, &ce);
+    if (!in_orig)
+        return in_code ? TDX_LLM_KEEP_CHANGED : TDX_LLM_KEEP_ABSENT;
+    if (!in_code)
         return TDX_LLM_KEEP_MISSING;
     return same_text(o + ob, oe - ob, c + cb, ce - cb) ? TDX_LLM_KEEP_SAME : TDX_LLM_KEEP_CHANGED;
 }
 
-/* Whether needle occurs in s[0..n). */
 static int has_text(const char *s, size_t n, const char *needle)
 {
     size_t m = strlen(needle);
@@ -327,6 +330,9 @@ void tdx_llm_guard_check(const char *orig, size_t olen, const char *code, size_t
     g->reference = keep_text(orig, olen, code, clen, "reference", 1);
     g->make_inputs = keep_text(orig, olen, code, clen, "make_inputs", 1);
     g->shapes = keep_text(orig, olen, code, clen, "SHAPES", 0);
+    g->tolerance = keep_text(orig, olen, code, clen, "TOLERANCE", 0);
+    g->flops = keep_text(orig, olen, code, clen, "flops", 1);
+    g->bytes = keep_text(orig, olen, code, clen, "bytes", 1);
     g->has_kernel = has_text(code, clen, "@triton.jit");
 
     g->reason = "";
@@ -346,6 +352,14 @@ void tdx_llm_guard_check(const char *orig, size_t olen, const char *code, size_t
         g->reason = "the candidate dropped SHAPES";
     else if (g->shapes == TDX_LLM_KEEP_CHANGED)
         g->reason = "the candidate changed SHAPES";
+    else if (g->tolerance == TDX_LLM_KEEP_MISSING)
+        g->reason = "the candidate dropped TOLERANCE";
+    else if (g->tolerance == TDX_LLM_KEEP_CHANGED)
+        g->reason = "the candidate changed or added TOLERANCE";
+    else if (g->flops == TDX_LLM_KEEP_MISSING || g->bytes == TDX_LLM_KEEP_MISSING)
+        g->reason = "the candidate dropped flops or bytes";
+    else if (g->flops == TDX_LLM_KEEP_CHANGED || g->bytes == TDX_LLM_KEEP_CHANGED)
+        g->reason = "the candidate changed or added flops or bytes";
     else if (!g->has_kernel)
         g->reason = "the candidate has no @triton.jit kernel";
 }

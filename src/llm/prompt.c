@@ -184,7 +184,9 @@ static tdx_status build_user(tdx_buf *u, const char *task_name, const char *src,
     if (!st)
         st = tdx_buf_adds(
             u,
-               "- copy `reference`, `make_inputs` and `SHAPES` unchanged, character for character\n"
+               "- copy `reference`, `make_inputs`, `SHAPES` and, where the file has them, "
+               "`TOLERANCE`, `flops` and `bytes` unchanged, character for character; add none of "
+               "them\n"
                "- keep the output's shape and dtype; every check shape must still work, including "
                "sizes that are not a multiple of the block\n"
                "- add no imports beyond torch, triton and the Python standard library\n"

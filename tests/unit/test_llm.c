@@ -251,7 +251,7 @@ static void test_prompt(void **state)
     assert_non_null(strstr(u, "The task file task.py:\n```python\n\"\"\"Row softmax"));
     assert_non_null(strstr(u, "SHAPES = {\"bench\""));
     assert_non_null(strstr(u, "keep the signature of `launch` exactly as it is (`def launch(x):`)"));
-    assert_non_null(strstr(u, "copy `reference`, `make_inputs` and `SHAPES` unchanged"));
+    assert_non_null(strstr(u, "copy `reference`, `make_inputs`, `SHAPES` and, where the file has them, `TOLERANCE`, `flops` and `bytes` unchanged"));
     tdx_llm_prompt_free(&p);
 
     /* A missing id is an error that names it. */

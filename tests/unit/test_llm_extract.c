@@ -1,7 +1,8 @@
 /* Code extraction and the guard, driven by tests/data/llm/extract: each
  * NAME.txt is a model's reply, NAME.expect the expected outcome (one
  * "key value" per line: result, pick, blocks, chosen, unterminated, launch,
- * reference, make_inputs, shapes, guard), NAME.code the exact code expected.
+ * reference, make_inputs, shapes, tolerance, flops, bytes, guard), NAME.code
+ * the exact code expected.
  * The guard compares against tests/data/llm/task.py. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,6 +87,12 @@ static int run_case(const char *name, const char *orig, size_t olen)
             snprintf(got, sizeof got, "%s", tdx_llm_keep_str(g.make_inputs));
         else if (strcmp(line, "shapes") == 0)
             snprintf(got, sizeof got, "%s", tdx_llm_keep_str(g.shapes));
+        else if (strcmp(line, "tolerance") == 0)
+            snprintf(got, sizeof got, "%s", tdx_llm_keep_str(g.tolerance));
+        else if (strcmp(line, "flops") == 0)
+            snprintf(got, sizeof got, "%s", tdx_llm_keep_str(g.flops));
+        else if (strcmp(line, "bytes") == 0)
+            snprintf(got, sizeof got, "%s", tdx_llm_keep_str(g.bytes));
         else if (strcmp(line, "guard") == 0)
             snprintf(got, sizeof got, "%s", tdx_llm_guard_ok(&g) ? "ok" : g.reason);
         else
@@ -192,6 +199,17 @@ static void test_guard_blocks(void **state)
     tdx_llm_guard_check(orig, strlen(orig), changed, strlen(changed), &g);
     assert_int_equal(g.reference, TDX_LLM_KEEP_CHANGED);
     assert_int_equal(g.shapes, TDX_LLM_KEEP_CHANGED);
+    /* What the original lacks must stay absent: an added TOLERANCE or flops
+     * would change how the candidate is judged. */
+    const char *added = "def reference(x):\n    \"\"\"doc\nat column 0\n\"\"\"\n    return x\n"
+                        "SHAPES = {\n\"bench\": 1,\n}\nTOLERANCE: float = 1.0\n"
+                        "def flops(inputs):\n    return 1e30\n";
+    tdx_llm_guard_check(orig, strlen(orig), added, strlen(added), &g);
+    assert_int_equal(g.reference, TDX_LLM_KEEP_SAME);
+    assert_int_equal(g.tolerance, TDX_LLM_KEEP_CHANGED);
+    assert_int_equal(g.flops, TDX_LLM_KEEP_CHANGED);
+    assert_int_equal(g.bytes, TDX_LLM_KEEP_ABSENT);
+    assert_string_equal(g.reason, "the candidate changed or added TOLERANCE");
     /* SHAPES compared with == is not an assignment. */
     const char *cmp = "if SHAPES == 1:\n    pass\n";
     tdx_llm_guard_check(orig, strlen(orig), cmp, strlen(cmp), &g);
