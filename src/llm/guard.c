@@ -149,6 +149,20 @@ static int find_stmt(const char *s, size_t n, const char *name, int def_form, si
     return 0;
 }
 
+/* How many top-level statements bind NAME, by def or by assignment. */
+static int count_binds(const char *s, size_t n, const char *name)
+{
+    scan sc = {.s = s, .n = n};
+    int k = 0;
+    while (sc.i < n) {
+        if (at_top(&sc) &&
+            (stmt_matches(s, n, sc.i, name, 1) || stmt_matches(s, n, sc.i, name, 0)))
+            k++;
+        scan_line(&sc);
+    }
+    return k;
+}
+
 /* Line-by-line equality ignoring trailing whitespace and CR. */
 static int same_text(const char *a, size_t an, const char *b, size_t bn)
 {
@@ -296,6 +310,9 @@ static tdx_llm_keep keep_text(const char *o, size_t on, const char *c, size_t cn
         return in_code ? TDX_LLM_KEEP_CHANGED : TDX_LLM_KEEP_ABSENT;
     if (!in_code)
         return TDX_LLM_KEEP_MISSING;
+    /* `reference = launch` after an untouched def is a change too. */
+    if (count_binds(o, on, name) != count_binds(c, cn, name))
+        return TDX_LLM_KEEP_CHANGED;
     return same_text(o + ob, oe - ob, c + cb, ce - cb) ? TDX_LLM_KEEP_SAME : TDX_LLM_KEEP_CHANGED;
 }
 

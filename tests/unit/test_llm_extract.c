@@ -210,6 +210,12 @@ static void test_guard_blocks(void **state)
     assert_int_equal(g.flops, TDX_LLM_KEEP_CHANGED);
     assert_int_equal(g.bytes, TDX_LLM_KEEP_ABSENT);
     assert_string_equal(g.reason, "the candidate changed or added TOLERANCE");
+    /* A rebinding after the untouched def is caught. */
+    const char *rebound = "def reference(x):\n    \"\"\"doc\nat column 0\n\"\"\"\n    return x\n"
+                          "SHAPES = {\n\"bench\": 1,\n}\nreference = launch\n";
+    tdx_llm_guard_check(orig, strlen(orig), rebound, strlen(rebound), &g);
+    assert_int_equal(g.reference, TDX_LLM_KEEP_CHANGED);
+    assert_int_equal(g.shapes, TDX_LLM_KEEP_SAME);
     /* SHAPES compared with == is not an assignment. */
     const char *cmp = "if SHAPES == 1:\n    pass\n";
     tdx_llm_guard_check(orig, strlen(orig), cmp, strlen(cmp), &g);
