@@ -23,7 +23,7 @@
 #include "finding/finding.h"
 #include "llm/extract.h"
 
-/* Defaults (also documented in `tritondx optimize --help`). */
+/* Defaults. */
 #define TDX_LLM_DEFAULT_CONNECT_TIMEOUT_MS 10000L
 #define TDX_LLM_DEFAULT_TIMEOUT_MS 300000L       /* a long completion on a slow server */
 #define TDX_LLM_DEFAULT_RETRIES 3
@@ -55,7 +55,9 @@ void tdx_llm_config_free(tdx_llm_config *c);
  * (`--llm-<name> VALUE`): url, model, key, timeout, connect-timeout (both in
  * seconds, fractions allowed), retries, max-tokens, temperature, max-reply
  * (bytes). A bad value gives TDX_ERR_ARG and a diagnostic naming the setting
- * (never echoing a key); an unknown name gives TDX_ERR_NOTFOUND. */
+ * (never echoing a key or a URL); an unknown name gives TDX_ERR_NOTFOUND.
+ * The key is better given by environment: a command line is visible to
+ * every user of the machine. */
 tdx_status tdx_llm_config_set(tdx_llm_config *c, const char *name, const char *value,
                               tdx_diags *d);
 /* The names tdx_llm_config_set() accepts, NULL-terminated. */
@@ -69,9 +71,9 @@ extern const char *const tdx_llm_config_names[];
 tdx_status tdx_llm_config_from_env(tdx_llm_config *c, tdx_diags *d);
 
 /* Non-zero when an endpoint is configured (a URL and a model) and this
- * build can reach it (libcurl). Otherwise
- * *why (when why is non-NULL) says what is missing, for the one line the
- * loop prints before running the built-in proposer alone. */
+ * build can reach it (libcurl). Otherwise *why (when why is non-NULL) says
+ * what is missing, for the one line the loop prints before running the
+ * built-in proposer alone. */
 int tdx_llm_configured(const tdx_llm_config *c, const char **why);
 
 /* The endpoint actually posted to, into out: a URL ending in
