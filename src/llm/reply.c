@@ -98,7 +98,10 @@ tdx_status tdx_llm_parse_reply(const char *body, size_t len, tdx_llm_reply *r)
     json_t *first = json_array_get(choices, 0);
     tdx_status st = TDX_OK;
     if (!json_is_object(first)) {
-        snprintf(r->error, sizeof r->error, "no choices in reply");
+        /* Some servers answer 200 with an error object; give its words. */
+        char msg[160];
+        tdx_llm_error_text(body, len, msg, sizeof msg);
+        snprintf(r->error, sizeof r->error, "no choices in reply%s%s", msg[0] ? ": " : "", msg);
         st = TDX_ERR_PARSE;
     } else {
         free(r->finish_reason);

@@ -339,6 +339,8 @@ static void test_parse_reply(void **state)
     check_parse("[1, 2]", TDX_ERR_PARSE, "reply is not JSON", NULL);
     check_parse("{\"choices\": []}", TDX_ERR_PARSE, "no choices in reply", NULL);
     check_parse("{\"id\": 1}", TDX_ERR_PARSE, "no choices in reply", NULL);
+    check_parse("{\"error\": {\"message\": \"model is loading\"}}", TDX_ERR_PARSE,
+                "no choices in reply: model is loading", NULL);
     check_parse("{\"choices\":[{\"message\":{\"content\":null},\"finish_reason\":\"length\"}]}",
                 TDX_ERR_PARSE, "no message content in reply (finish_reason length)", NULL);
     check_parse("{\"choices\":[{\"text\":\"completion style\"}]}", TDX_OK, "", "completion style");
