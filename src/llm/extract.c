@@ -235,8 +235,6 @@ static tdx_status extract_from(const char *text, size_t len, tdx_llm_code *code)
     memset(code, 0, sizeof *code);
     code->chosen = -1;
     code->error = "";
-    if (!text)
-        len = 0;
     block *blocks = malloc(MAX_BLOCKS * sizeof *blocks);
     if (!blocks) {
         code->error = "out of memory";
@@ -296,8 +294,10 @@ static tdx_status extract_from(const char *text, size_t len, tdx_llm_code *code)
 /* Extract the task code from a reply, skipping a reasoning preamble. */
 tdx_status tdx_llm_extract(const char *text, size_t len, tdx_llm_code *code)
 {
-    if (!text)
+    if (!text) {
+        text = "";
         len = 0;
+    }
     /* Reasoning models (served by vLLM, llama.cpp) think aloud between
      * <think> tags, often quoting the original file; the answer follows
      * the last </think>. Only when that part has no code is the rest used. */

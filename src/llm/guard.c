@@ -330,10 +330,14 @@ void tdx_llm_guard_check(const char *orig, size_t olen, const char *code, size_t
                          tdx_llm_guard *g)
 {
     memset(g, 0, sizeof *g);
-    if (!orig)
+    if (!orig) {
+        orig = "";
         olen = 0;
-    if (!code)
+    }
+    if (!code) {
+        code = "";
         clen = 0;
+    }
     size_t ob, oe, cb, ce;
     if (!find_stmt(orig, olen, "launch", 1, &ob, &oe))
         g->launch = TDX_LLM_KEEP_ABSENT;
