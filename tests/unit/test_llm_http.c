@@ -8,12 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
 #include <jansson.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -562,6 +565,46 @@ static void test_propose(void **state)
     fx_free(f);
 }
 
+/* A listener whose accept queue is full drops new SYNs (Linux), so the
+ * client's connect never completes. */
+static void test_connect_timeout(void **state)
+{
+    (void)state;
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(l, 0), 0);
+    assert_int_equal(getsockname(l, (struct sockaddr *)&a, &al), 0);
+    int fill[4];
+    for (int i = 0; i < 4; i++) {
+        fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        (void)connect(fill[i], (struct sockaddr *)&a, sizeof a);
+    }
+    usleep(50000);
+    tdx_llm_config c;
+    tdx_llm_config_init(&c);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+    assert_int_equal(tdx_llm_config_set(&c, "url", url, NULL), TDX_OK);
+    assert_int_equal(tdx_llm_config_set(&c, "model", "m", NULL), TDX_OK);
+    assert_int_equal(tdx_llm_config_set(&c, "connect-timeout", "0.5", NULL), TDX_OK);
+    tdx_llm_prompt p = {0};
+    tdx_llm_reply r;
+    tdx_llm_reply_init(&r);
+    assert_int_equal(tdx_llm_chat(&c, &p, NULL, &r, NULL), TDX_ERR_IO);
+    for (int i = 0; i < 4; i++)
+        close(fill[i]);
+    close(l);
+    assert_int_equal(r.fail, TDX_LLM_FAIL_TIMEOUT);
+    char want[128];
+    snprintf(want, sizeof want, "could not connect to %s/v1/chat/completions within 0.5 s", url);
+    assert_string_equal(r.error, want);
+    tdx_llm_reply_free(&r);
+    tdx_llm_config_free(&c);
+}
+
 static void test_not_configured(void **state)
 {
     (void)state;
@@ -616,6 +659,7 @@ int main(void)
         cmocka_unit_test_teardown(test_content_parts, teardown),
         cmocka_unit_test_teardown(test_connection_refused, teardown),
         cmocka_unit_test_teardown(test_propose, teardown),
+        cmocka_unit_test_teardown(test_connect_timeout, teardown),
         cmocka_unit_test_teardown(test_not_configured, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
