@@ -60,19 +60,29 @@ def test_task_without_reference():
 
 
 def test_check_refuses_an_invalid_task():
-    obj = _one_object(harness("check", "--task", task("no_reference.py")))
+    from tritondx_harness.__main__ import dispatch
+    obj = dispatch(["check", "--task", task("no_reference.py")])
     assert obj["ok"] is False and obj["error_kind"] == "task_invalid"
     assert "reference" in obj["error"]
 
 
+def test_bad_command_line_through_the_child():
+    r = harness("bogus")
+    obj = _one_object(r)
+    assert r.returncode == 0
+    assert obj["ok"] is False and obj["error_kind"] == "usage"
+
+
 def test_bad_command_lines_are_usage_errors():
-    for argv in (["bogus"], ["check"], [], ["capture", "--task", "x.py", "--set-divisibility", "nocolon"]):
-        r = harness(*argv)
-        obj = _one_object(r)
-        assert r.returncode == 0
+    from tritondx_harness.__main__ import dispatch
+    for argv in (["check"], [], ["capture", "--task", "x.py", "--set-divisibility", "nocolon"],
+                 ["capture", "--task", "x.py", "--num-warps", "3"], ["check", "--task", "x.py", "--seeds", ","]):
+        obj = dispatch(argv)
         assert obj["ok"] is False and obj["error_kind"] == "usage", argv
+        assert obj["protocol"] == 1
 
 
 def test_missing_file():
-    obj = _one_object(harness("validate", "--task", task("does_not_exist.py")))
+    from tritondx_harness.__main__ import dispatch
+    obj = dispatch(["validate", "--task", task("does_not_exist.py")])
     assert obj["ok"] is False and obj["error_kind"] == "task_load"
