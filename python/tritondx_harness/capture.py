@@ -14,7 +14,7 @@ counterfactual changes asked for on the command line.
 import os
 
 from . import protocol
-from .common import parse_dtype, parse_shape, shape_label
+from .common import bench_shape, parse_dtype, shape_label
 from .compile import Override, compile_spec, kernel_specs_from_jit, target_for
 from .intercept import record_launches
 from .protocol import COMPILE, NO_GPU, TASK_ERROR, USAGE, HarnessError, describe_exception, where
@@ -81,9 +81,7 @@ def run(args):
     device = "cuda" if args.mode == "jit" else "cpu"
     with interpreter(False):
         task = load_task(args.task)
-        if task.make_inputs is None or task.launch is None:
-            raise HarnessError(protocol.TASK_INVALID, "the task needs make_inputs and launch to be captured")
-        shape = parse_shape(args.shape) if args.shape else (task.shapes or {}).get("bench")
+        shape = bench_shape(task, args.shape)
         try:
             inputs = task.inputs(shape, device, 0, parse_dtype(args.dtype))
         except HarnessError:

@@ -195,10 +195,10 @@ def kernel_specs_from_launches(launches, target):
     return list(specs.values())
 
 
-def kernel_specs_from_jit(run_launch):
+def kernel_specs_from_jit(run_launch, target=None):
     """Run the launch on the GPU and build specs from the compile listener
     (knobs.compilation.listener gets the ASTSource of every compile, cache
-    hits included)."""
+    hits included). `target` defaults to the visible device's."""
     from triton import knobs
     from triton.compiler import make_backend
     from triton.runtime import driver
@@ -215,7 +215,7 @@ def kernel_specs_from_jit(run_launch):
         run_launch()
     finally:
         knobs.compilation.listener = old
-    backend = make_backend(driver.active.get_current_target())
+    backend = make_backend(target or driver.active.get_current_target())
     specs = {}
     for src, md in seen:
         fields = backend.parse_options({}).__dict__
