@@ -35,7 +35,8 @@ METRICS = {
 }
 STALL_REASONS = ("long_scoreboard", "short_scoreboard", "barrier", "membar", "mio_throttle", "lg_throttle",
                  "math_pipe_throttle", "tex_throttle", "wait", "not_selected", "selected", "dispatch_stall",
-                 "drain", "branch_resolving", "no_instruction", "imc_miss", "sleeping")
+                 "drain", "branch_resolving", "no_instruction", "imc_miss", "sleeping", "misc",
+                 "gmma")  # gmma: waiting on wgmma, Hopper only
 for _r in STALL_REASONS:
     METRICS[f"stall_{_r}"] = f"smsp__average_warps_issue_stalled_{_r}_per_issue_active.ratio"
 
@@ -69,12 +70,12 @@ def child_argv(task, shape=None, dtype=None):
     return argv
 
 
-def ncu_command(ncu, names, child, page="raw", launch_count=4):
+def ncu_command(ncu, names, child, page="raw", launch_count=4, metrics=None):
     """The ncu command line for the metrics run (page raw) or the rules run
     (page details, --set full)."""
     cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base"]
     if page == "raw":
-        cmd += ["--page", "raw", "--metrics", ",".join(METRICS.values())]
+        cmd += ["--page", "raw", "--metrics", ",".join(metrics or METRICS.values())]
     else:
         cmd += ["--set", "full", "--page", "details"]
     cmd += ["-k", kernel_regex(names), "--launch-count", str(launch_count)]
@@ -159,6 +160,12 @@ def parse_details(text):
     return out
 
 
+def unknown_metrics(message, asked):
+    """Metrics of `asked` that ncu's error output names (a metric this chip
+    or ncu version does not know fails the whole run)."""
+    return [m for m in asked if m in message]
+
+
 def find_ncu(explicit=None):
     """ncu's path: --ncu, then PATH, then the CUDA toolkit's default place."""
     for cand in (explicit, shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
@@ -179,7 +186,9 @@ def _run(cmd, timeout):
         raise HarnessError(TOOL, f"ncu could not start: {describe_exception(e)}") from None
     if p.returncode != 0 and '"ID"' not in p.stdout:
         tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-        raise HarnessError(TOOL, f"ncu exited {p.returncode}: {' | '.join(tail)}")
+        err = HarnessError(TOOL, f"ncu exited {p.returncode}: {' | '.join(tail)}")
+        err.output = p.stdout + p.stderr  # kept out of the reply, read by the retry
+        raise err
     sys.stderr.write(p.stderr)
     return p.stdout
 
@@ -198,8 +207,20 @@ def run(args):
     if not names:
         raise HarnessError(protocol.TASK_INVALID, "the task defines no Triton kernel to profile")
     child = child_argv(task.path, args.shape, args.dtype)
-    cmd_raw = ncu_command(ncu, names, child, "raw", args.launch_count)
-    launches = parse_raw(_run(cmd_raw, args.timeout))
+    asked = list(METRICS.values())
+    cmd_raw = ncu_command(ncu, names, child, "raw", args.launch_count, asked)
+    dropped = []
+    try:
+        out = _run(cmd_raw, args.timeout)
+    except HarnessError as e:
+        # once: drop the metrics ncu says it does not know, keep the rest
+        dropped = unknown_metrics(getattr(e, "output", ""), asked)
+        if not dropped or len(dropped) == len(asked):
+            raise HarnessError(TOOL, str(e)) from None
+        asked = [m for m in asked if m not in dropped]
+        cmd_raw = ncu_command(ncu, names, child, "raw", args.launch_count, asked)
+        out = _run(cmd_raw, args.timeout)
+    launches = parse_raw(out)
     if not launches:
         raise HarnessError(TOOL, f"ncu profiled no launch of {', '.join(names)}")
     rules = {}
@@ -214,4 +235,4 @@ def run(args):
                         "metrics": select_metrics(ln["raw"]), "raw": ln["raw"],
                         "rules": det.get("rules", []), "sections": det.get("sections", {})})
     return protocol.result("ncu", task=task.path, ncu=ncu, commands=[c for c in (cmd_raw, cmd_details) if c],
-                           kernels=kernels)
+                           dropped_metrics=dropped, kernels=kernels)

@@ -135,3 +135,13 @@ def test_gpu_verbs_say_no_gpu(argv, tmp_path, monkeypatch):
     assert obj["ok"] is False and obj["error_kind"] == "no_gpu", obj
     assert obj["verb"] == argv[0]
     json.dumps(obj)
+
+
+def test_unknown_metrics_are_named_from_ncu_errors():
+    asked = list(ncu.METRICS.values())
+    msg = ("==ERROR== Failed to find metric smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio\n"
+           "==ERROR== An error occurred while trying to profile.")
+    assert ncu.unknown_metrics(msg, asked) == ["smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio"]
+    assert ncu.unknown_metrics("all good", asked) == []
+    raw = ncu.ncu_command("ncu", ["k"], ["python3"], "raw", 1, ["a.sum", "b.sum"])
+    assert raw[raw.index("--metrics") + 1] == "a.sum,b.sum"
