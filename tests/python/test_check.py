@@ -53,6 +53,13 @@ def test_unwritten_tail_passes_on_a_multiple_of_the_block():
     assert res["cases"][0]["outputs"][0]["unwritten"] == 300 - 256
 
 
+def test_dtype_is_passed_to_make_inputs_and_sets_the_tolerance():
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), dtype="float16")
+    assert res["ok"] is True, res["error"]
+    out = res["cases"][0]["outputs"][0]
+    assert out["dtype"] == "float16" and out["tolerance"] == 1e-2 and out["tolerance_basis"] == "float16"
+
+
 def test_candidate_passes_and_is_reported():
     res = check_task(task("add.py"), device="cpu", candidate=task("cand_add_good.py"))
     assert res["ok"] is True, res["error"]

@@ -20,6 +20,7 @@ def test_stdout_is_one_json_object_even_when_the_task_prints():
     assert r.returncode == 0
     assert obj["ok"] is True and obj["verb"] == "check" and obj["protocol"] == 1
     assert "hello from import" in r.stderr and "hello from launch" in r.stderr
+    assert "raw bytes on fd 1" in r.stderr
 
 
 def test_validate_reports_kernels_and_kind():
@@ -86,3 +87,12 @@ def test_missing_file():
     from tritondx_harness.__main__ import dispatch
     obj = dispatch(["validate", "--task", task("does_not_exist.py")])
     assert obj["ok"] is False and obj["error_kind"] == "task_load"
+
+
+def test_a_task_whose_import_raises():
+    from tritondx_harness.__main__ import dispatch
+    obj = dispatch(["validate", "--task", task("import_raises.py")])
+    assert obj["ok"] is False and obj["error_kind"] == "task_load"
+    assert obj["problems"][0]["code"] == "import_error"
+    assert obj["problems"][0]["line"] == 5
+    assert "IndexError" in obj["error"]
