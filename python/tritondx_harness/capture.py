@@ -22,6 +22,7 @@ from .taskload import interpreter, load_task
 
 
 def add_args(p):
+    """Options of the capture verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--mode", choices=("aot", "jit"), default="aot")
     p.add_argument("--out", default="tdx-capture", help="folder for the artifacts")
@@ -73,6 +74,7 @@ def override_from_args(args):
 
 
 def run(args):
+    """Capture every kernel the launch compiles; the reply dict."""
     ov = override_from_args(args)
     if args.mode == "jit":
         import torch

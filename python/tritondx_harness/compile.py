@@ -52,6 +52,7 @@ class Spec:
         self.launch_count = 1
 
     def key(self):
+        """What makes two launches one compile."""
         return (id(self.fn), repr(sorted(self.signature.items())), repr(sorted(self.constexprs.items())),
                 repr(sorted(self.attrs.items())), repr(self.options))
 
@@ -66,9 +67,11 @@ class Override:
         self.constexprs = []     # (kernel or None, name, value)
 
     def empty(self):
+        """Whether nothing is changed."""
         return not (self.num_warps or self.num_stages or self.divisibility or self.constexprs)
 
     def describe(self):
+        """The changes as JSON, or None when there are none."""
         if self.empty():
             return None
         out = {}
@@ -83,6 +86,7 @@ class Override:
         return out
 
     def check_names(self, names):
+        """Reject changes aimed at kernels the launch never ran."""
         for k, _ in self.divisibility:
             if k not in names:
                 raise HarnessError(USAGE, f"--set-divisibility: no launch of a kernel named {k!r} was seen")
@@ -206,6 +210,7 @@ def kernel_specs_from_jit(run_launch, target=None):
     seen = []
 
     def listener(*, src, metadata, metadata_group, times, cache_hit):
+        """knobs.compilation.listener: keep each compile's source and metadata."""
         if hasattr(src, "fn"):
             seen.append((src, dict(metadata)))
 

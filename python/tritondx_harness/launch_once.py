@@ -8,6 +8,7 @@ from .taskload import interpreter, load_task
 
 
 def add_args(p):
+    """Options of the launch verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--shape")
     p.add_argument("--dtype")
@@ -15,6 +16,7 @@ def add_args(p):
 
 
 def run(args):
+    """Run launch --runs times on the GPU and synchronize."""
     torch = require_cuda()
     with interpreter(False):
         task = load_task(args.task)

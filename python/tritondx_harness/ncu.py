@@ -45,6 +45,7 @@ HEAD_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", 
 
 
 def add_args(p):
+    """Options of the ncu verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--shape")
     p.add_argument("--dtype")
@@ -132,6 +133,7 @@ def select_metrics(raw):
         m[friendly] = v if isinstance(v, float) else None
 
     def ratio(a, b):
+        """a / b when both are known and b is positive."""
         return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
 
     m["global_load_sectors_per_request"] = ratio(m["global_load_sectors"], m["global_load_requests"])
@@ -175,6 +177,7 @@ def find_ncu(explicit=None):
 
 
 def _run(cmd, timeout):
+    """Run one ncu command with the harness importable; its stdout."""
     env = dict(os.environ)
     pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
@@ -194,6 +197,7 @@ def _run(cmd, timeout):
 
 
 def run(args):
+    """Profile the task's kernels: chosen metrics and rule results per launch."""
     from .gpu import require_cuda
     from .taskload import interpreter, jit_function, load_task
     require_cuda()

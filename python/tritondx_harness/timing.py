@@ -15,6 +15,7 @@ from .taskload import interpreter, load_task
 
 
 def add_args(p):
+    """Options of the time verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--candidate")
     p.add_argument("--shape", help="input shape (default: SHAPES['bench'])")
@@ -47,6 +48,7 @@ def count_bytes_flops(task, inputs, outputs):
 
 
 def run(args):
+    """Time baseline (and candidate) interleaved, plus torch references."""
     torch = require_cuda()
     with interpreter(False):
         task = load_task(args.task)
