@@ -88,6 +88,15 @@ def test_candidate_inputs_and_reference_come_from_the_original(tmp_path):
     assert res["ok"] is False and res["reason"] == "constant"
 
 
+def test_candidate_cannot_loosen_the_tolerance(tmp_path):
+    # an off-by-one candidate that declares a huge TOLERANCE still fails: TOLERANCE is the original's
+    src = open(task("bug_off_by_one_mask.py")).read() + "\nTOLERANCE = 10.0\n"
+    cand = tmp_path / "cand_loose.py"
+    cand.write_text(src)
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), candidate=str(cand))
+    assert res["ok"] is False and res["reason"] == "tolerance"
+
+
 def test_kernelbench_uses_the_same_weights(tmp_path):
     # a ModelNew that ignores the copied weights (keeps its zeros) fails
     src = open(task("kb_scale.py")).read().replace(
