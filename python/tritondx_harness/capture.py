@@ -36,6 +36,7 @@ def add_args(p):
     p.add_argument("--constexpr", action="append", default=[], metavar="[KERNEL:]NAME=VALUE")
     p.add_argument("--remarks", action="store_true", help="collect MLIR remarks (recompiles)")
     p.add_argument("--no-ptxas", action="store_true", help="skip ptxas -v resource usage")
+    p.add_argument("--no-sass", action="store_true", help="skip the SASS listing (nvdisasm)")
 
 
 def parse_value(text):
@@ -106,7 +107,7 @@ def run(args):
     failed = None
     for i, spec in enumerate(specs):
         entry = compile_spec(spec, target, ov, os.path.join(out_dir, f"{i}-{spec.name}"),
-                             remarks=args.remarks, ptxas=not args.no_ptxas)
+                             remarks=args.remarks, ptxas=not args.no_ptxas, sass=not args.no_sass)
         kernels.append(entry)
         if entry.get("error") and failed is None:
             failed = entry

@@ -232,7 +232,7 @@ def kernel_specs_from_jit(run_launch, target=None):
     return list(specs.values())
 
 
-def compile_spec(spec, target, override, folder, remarks=False, ptxas=True):
+def compile_spec(spec, target, override, folder, remarks=False, ptxas=True, sass=True):
     """Compile one spec (with the override applied) and describe it."""
     import triton
     from triton.compiler import ASTSource
@@ -293,6 +293,12 @@ def compile_spec(spec, target, override, folder, remarks=False, ptxas=True):
     if remarks:
         entry["remarks"] = parse_remarks(text[0] if text else "")
         entry["remarks_text"] = text[0] if text else ""
+    if sass and "cubin" in entry["artifacts"]:
+        path, err = write_sass(entry["artifacts"]["cubin"])
+        if path:
+            entry["artifacts"]["sass"] = path
+        else:
+            entry["sass_error"] = err
     if ptxas and "ptx" in kernel.asm:
         entry["resources"] = ptxas_resources(entry["artifacts"]["ptx"], target.arch,
                                              getattr(options, "enable_fp_fusion", True))
@@ -337,6 +343,28 @@ def write_artifacts(kernel, folder, name):
             f.write(data)
         paths[ext] = path
     return paths
+
+
+def write_sass(cubin_path):
+    """SASS of the cubin with source lines (`nvdisasm -g -c`: each block
+    under `//## File "...", line N`), next to it as .sass; (path, error)."""
+    try:
+        from triton import knobs
+        exe = knobs.nvidia.nvdisasm.path
+    except Exception:  # noqa: BLE001
+        exe = shutil.which("nvdisasm")
+    if not exe:
+        return None, "nvdisasm not found"
+    try:
+        p = subprocess.run([exe, "-g", "-c", cubin_path], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"nvdisasm failed: {describe_exception(e)}"
+    if p.returncode != 0:
+        return None, f"nvdisasm exited {p.returncode}: {one_line(p.stderr, 300)}"
+    path = os.path.splitext(cubin_path)[0] + ".sass"
+    with open(path, "w") as f:
+        f.write(p.stdout)
+    return path, None
 
 
 _REG = re.compile(r"Used (\d+) registers")
