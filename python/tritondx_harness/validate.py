@@ -113,7 +113,9 @@ def run(args):
         return protocol.failure("validate", e.kind, str(e), kind=None, kernels=[], problems=[prob])
     probs = task_problems(task)
     kernels = [{"name": n, "line": line} for n, _, line in task.kernels]
+    facts = {"kind": task.kind, "kernels": kernels, "shapes": task.shapes if isinstance(task.shapes, dict) else None,
+             "tolerance": task.tolerance if _is_tolerance(task.tolerance) else None,
+             "has_flops": callable(task.flops), "has_bytes": callable(task.bytes)}
     if probs:
-        return protocol.failure("validate", TASK_INVALID, probs[0]["message"], kind=task.kind,
-                                kernels=kernels, problems=probs)
-    return protocol.result("validate", kind=task.kind, kernels=kernels, problems=[])
+        return protocol.failure("validate", TASK_INVALID, probs[0]["message"], problems=probs, **facts)
+    return protocol.result("validate", problems=[], **facts)

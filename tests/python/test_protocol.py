@@ -29,6 +29,8 @@ def test_validate_reports_kernels_and_kind():
     assert obj["kind"] == "task"
     assert [k["name"] for k in obj["kernels"]] == ["add_kernel"]
     assert obj["problems"] == []
+    assert obj["shapes"] == {"bench": [1 << 20], "check": [[1000], [256], [1]]}
+    assert obj["has_bytes"] is True and obj["has_flops"] is False and obj["tolerance"] is None
 
 
 def test_a_task_that_raises_gives_ok_false_with_a_reason():
