@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "diagnose/diagnose.h"
+#include "diagnose/levels.h"
+#include "llm/llm.h"
 #include "loop/exec.h"
 #include "loop/loop.h"
 #include "loop/propose.h"
@@ -28,6 +30,10 @@ static void help(FILE *f)
           "  --run-dir DIR       where to keep the journal and candidates (default TASK.tdx)\n"
           "  --device cuda|cpu   where candidates run (cpu: Triton's interpreter; timing then\n"
           "                      needs TDX_TEST_TIMER)\n"
+          "  --llm-url URL       an OpenAI-compatible endpoint (also TRITONDX_LLM_URL)\n"
+          "  --llm-model NAME    the model to ask (also TRITONDX_LLM_MODEL); the key comes from\n"
+          "                      TRITONDX_LLM_KEY or OPENAI_API_KEY; --llm-timeout, --llm-retries,\n"
+          "                      --llm-max-tokens, --llm-temperature also exist\n"
           "  --no-progress       no progress line on stderr\n"
           "  --quiet             only errors\n",
           f);
@@ -48,23 +54,38 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
-           O_DEVICE, O_NOPROG, O_QUIET, O_HELP };
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM };
     static const struct option longopts[] = {
         {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
         {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
         {"max-level", required_argument, 0, O_LEVEL}, {"resume", no_argument, 0, O_RESUME},
         {"out", required_argument, 0, O_OUT}, {"run-dir", required_argument, 0, O_RUNDIR},
         {"device", required_argument, 0, O_DEVICE}, {"no-progress", no_argument, 0, O_NOPROG},
-        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
+        {"llm-url", required_argument, 0, O_LLM}, {"llm-model", required_argument, 0, O_LLM},
+        {"llm-key", required_argument, 0, O_LLM}, {"llm-timeout", required_argument, 0, O_LLM},
+        {"llm-connect-timeout", required_argument, 0, O_LLM},
+        {"llm-retries", required_argument, 0, O_LLM}, {"llm-max-tokens", required_argument, 0, O_LLM},
+        {"llm-temperature", required_argument, 0, O_LLM}, {0, 0, 0, 0}};
     tdx_loop_opts o = {0};
     o.dx.max_level = 3;
     int quiet = 0, noprog = 0;
     const char *device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
+    tdx_llm_config llm;
+    tdx_llm_config_init(&llm);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    int rc = TDX_EXIT_OK;
+    tdx_llm_config_from_env(&llm, &d);
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    int c, li = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
         switch (c) {
+        case O_LLM:
+            if (tdx_llm_config_set(&llm, longopts[li].name + 4, optarg, &d) != TDX_OK)
+                rc = TDX_EXIT_USAGE;
+            break;
         case O_ROUNDS: o.max_rounds = atoi(optarg); break;
         case O_CANDS: o.max_cands = atoi(optarg); break;
         case O_TARGET: o.target_fraction = atof(optarg); break;
@@ -77,41 +98,51 @@ int tdx_cmd_optimize(int argc, char **argv)
         case O_NOPROG: noprog = 1; break;
         case O_QUIET: quiet = noprog = 1; break;
         case 'h':
-        case O_HELP: help(stdout); return TDX_EXIT_OK;
+        case O_HELP: help(stdout); rc = -1; break;
         default:
             tdx_cli_error("unknown option '%s' (see 'tritondx optimize --help')", argv[optind - 1]);
-            return TDX_EXIT_USAGE;
+            rc = TDX_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
-        tdx_cli_error("optimize takes exactly one task file (see 'tritondx optimize --help')");
-        return TDX_EXIT_USAGE;
+    if (rc != TDX_EXIT_OK) {
+        for (size_t i = 0; i < d.len; i++)
+            tdx_cli_error("%s", d.items[i].msg);
+        tdx_diags_free(&d);
+        tdx_llm_config_free(&llm);
+        return rc < 0 ? TDX_EXIT_OK : rc;
     }
-    if (o.dx.max_level < 0 || o.dx.max_level > 3 || (strcmp(device, "cuda") != 0 && strcmp(device, "cpu") != 0)) {
-        tdx_cli_error("--max-level must be 0..3 and --device cuda or cpu");
-        return TDX_EXIT_USAGE;
+    if (optind != argc - 1)
+        tdx_cli_error("optimize takes exactly one task file (see 'tritondx optimize --help')"), rc = TDX_EXIT_USAGE;
+    else if (o.dx.max_level < 0 || o.dx.max_level > 3 ||
+             (strcmp(device, "cuda") != 0 && strcmp(device, "cpu") != 0))
+        tdx_cli_error("--max-level must be 0..3 and --device cuda or cpu"), rc = TDX_EXIT_USAGE;
+    else if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER"))
+        tdx_cli_error("no GPU here: optimize times candidates on a GPU (set TDX_TEST_TIMER to use a "
+                      "test timer; 'tritondx diagnose' works without one)"), rc = TDX_EXIT_FAILED;
+    if (rc != TDX_EXIT_OK) {
+        tdx_diags_free(&d);
+        tdx_llm_config_free(&llm);
+        return rc;
     }
     o.task_path = argv[optind];
-    if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER")) {
-        tdx_cli_error("no GPU here: optimize times candidates on a GPU (set TDX_TEST_TIMER to use a "
-                      "test timer; 'tritondx diagnose' works without one)");
-        return TDX_EXIT_FAILED;
-    }
-    o.dx.levels[0].run = tdx_dx_level0;
+    tdx_dx_levels_default(&o.dx);
     tdx_loop_hx hx = {0};
     hx.device = device;
     o.exec = tdx_loop_hx_exec(&hx);
-    tdx_loop_proposer builtin = {"builtin", tdx_loop_builtin_propose, NULL};
-    o.proposers = &builtin;
+    tdx_loop_proposer props[2] = {{"builtin", tdx_loop_builtin_propose, NULL},
+                                  {"llm", tdx_loop_llm_propose, &llm}};
+    o.proposers = props;
     o.nproposers = 1;
+    const char *why = NULL;
+    if (tdx_llm_configured(&llm, &why))
+        o.nproposers = 2;
     tdx_progress prog;
     tdx_progress_init(&prog, stderr, noprog);
     o.progress = on_progress;
     o.progress_ud = &prog;
-    if (!quiet)
-        fprintf(stderr, "tritondx: no LLM endpoint configured: proposing with the built-in families only\n");
-    tdx_diags d;
-    tdx_diags_init(&d);
+    if (!quiet && o.nproposers == 1)
+        fprintf(stderr, "tritondx: %s: proposing with the built-in families only\n",
+                why ? why : "no LLM endpoint configured");
     tdx_loop_result res;
     tdx_status st = tdx_loop_run(&o, &res, &d);
     tdx_progress_done(&prog);
@@ -127,6 +158,7 @@ int tdx_cmd_optimize(int argc, char **argv)
             fprintf(stderr, "tritondx: %s: %s\n", tdx_severity_str(g->sev), g->msg);
     }
     tdx_diags_free(&d);
+    tdx_llm_config_free(&llm);
     if (st)
         return st == TDX_ERR_ARG || st == TDX_ERR_IO || st == TDX_ERR_INPUT || st == TDX_ERR_PARSE
                    ? TDX_EXIT_INPUT

@@ -9,4 +9,13 @@
 tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out,
                                     tdx_diags *diags);
 
+/* The LLM proposer: ud is a tdx_llm_config. For the deciding finding's
+ * family, then the next families the findings name (at most two a round), it
+ * asks the endpoint for the rewritten task, citing those findings. A reply
+ * with no code, or one that breaks the guard, is dropped with a note (a
+ * breached guard still goes to the loop, which rejects it with the reason in
+ * the journal). Tokens are recorded on the candidate. */
+tdx_status tdx_loop_llm_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out,
+                                tdx_diags *diags);
+
 #endif

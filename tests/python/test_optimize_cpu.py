@@ -1,0 +1,101 @@
+"""`tritondx optimize` end to end on the CPU: candidates are checked through
+Triton's interpreter by the real harness; timing comes from the documented
+test seam TDX_TEST_TIMER (tests/helpers/model_timer.py), so accepting,
+rejecting, stopping and resuming are tested without a GPU."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
+TIMER = str(ROOT / "tests" / "helpers" / "model_timer.py")
+
+
+def env(**extra):
+    e = dict(os.environ)
+    e["TDX_TEST_TIMER"] = TIMER
+    e["PYTHONPATH"] = str(ROOT / "python")
+    e.update(extra)
+    return e
+
+
+def journal(run_dir):
+    return [json.loads(line) for line in (run_dir / "journal.jsonl").read_text().splitlines() if line]
+
+
+def setup_task(tmp_path):
+    task = tmp_path / "scale.py"
+    shutil.copy(ROOT / "tests" / "data" / "rewrite" / "scale.py", task)
+    return task
+
+
+def test_optimize_keeps_a_faster_correct_rewrite(tmp_path):
+    task = setup_task(tmp_path)
+    before = task.read_bytes()
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "2", "--candidates", "4",
+                        "--no-progress", str(task)], capture_output=True, text=True, env=env(), timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert task.read_bytes() == before
+    opt = tmp_path / "scale.opt.py"
+    assert opt.exists()
+    entries = journal(tmp_path / "scale.tdx")
+    types = [e["type"] for e in entries]
+    assert types[0] == "start" and types[-1] == "stop"
+    kept = [e for e in entries if e["type"] == "keep"]
+    assert kept, r.stdout + r.stderr
+    assert kept[-1]["speedup"] > 1.0
+    assert "BLOCK=64" not in opt.read_text()
+    cands = [e for e in entries if e["type"] == "candidate"]
+    assert all(e["verdict"] in ("faster", "slower", "rejected", "duplicate") for e in cands)
+    assert all(e["diff"].startswith("--- a/best.py") for e in cands if e["verdict"] != "duplicate")
+    # the result is correct by the harness's own check
+    from tritondx_harness.check import check_task
+    assert check_task(str(task), device="cpu", seeds=(0,), candidate=str(opt))["ok"]
+    assert "speedup" in r.stdout or "->" in r.stdout
+
+
+def test_optimize_resumes_after_being_killed(tmp_path):
+    task = setup_task(tmp_path)
+    run_dir = tmp_path / "scale.tdx"
+    p = subprocess.Popen([CLI, "optimize", "--device", "cpu", "--rounds", "2", "--candidates", "3",
+                          "--no-progress", str(task)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env(TDX_TEST_TIMER_DELAY="0.5"), start_new_session=True)
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        jl = run_dir / "journal.jsonl"
+        if jl.exists() and '"type":"candidate"' in jl.read_text():
+            break
+        time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    first = journal(run_dir)
+    assert any(e["type"] == "candidate" for e in first)
+    assert not any(e["type"] == "stop" for e in first)
+    # without --resume the record is not overwritten
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--no-progress", str(task)],
+                       capture_output=True, text=True, env=env(), timeout=60)
+    assert r.returncode != 0 and "--resume" in r.stderr
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "2", "--candidates", "3",
+                        "--no-progress", "--resume", str(task)], capture_output=True, text=True,
+                       env=env(), timeout=900)
+    assert r.returncode == 0, r.stderr
+    entries = journal(run_dir)
+    assert entries[: len(first)] == first  # nothing recorded was lost
+    assert any(e["type"] == "resume" for e in entries)
+    assert entries[-1]["type"] == "stop"
+    assert [e["seq"] for e in entries] == list(range(1, len(entries) + 1))
+    assert (tmp_path / "scale.opt.py").exists()
+
+
+def test_optimize_without_gpu_or_timer_says_why(tmp_path):
+    task = setup_task(tmp_path)
+    e = env()
+    del e["TDX_TEST_TIMER"]
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", str(task)], capture_output=True, text=True,
+                       env=e, timeout=60)
+    assert r.returncode == 4
+    assert "no GPU" in r.stderr and r.stderr.count("\n") == 1
