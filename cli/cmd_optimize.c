@@ -128,6 +128,20 @@ int tdx_cmd_optimize(int argc, char **argv)
     tdx_dx_levels_default(&o.dx);
     tdx_loop_hx hx = {0};
     hx.device = device;
+    /* the device's measured ceilings give each timing its roofline fraction */
+    tdx_prof_ceilings ceil;
+    tdx_hx_reply cr;
+    memset(&cr, 0, sizeof cr);
+    if (strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
+        tdx_hx_opts ho = {0};
+        ho.timeout_s = 300;
+        if (tdx_hx_call(&ho, "ceilings", NULL, NULL, &cr, NULL) == TDX_OK) {
+            tdx_prof_ceilings_from_json(cr.json, &ceil);
+            hx.ceilings = &ceil;
+        } else if (!quiet) {
+            fprintf(stderr, "tritondx: note: no ceilings (%s): the roofline target is not used\n", cr.reason);
+        }
+    }
     o.exec = tdx_loop_hx_exec(&hx);
     tdx_loop_proposer props[2] = {{"builtin", tdx_loop_builtin_propose, NULL},
                                   {"llm", tdx_loop_llm_propose, &llm}};
@@ -159,6 +173,7 @@ int tdx_cmd_optimize(int argc, char **argv)
     }
     tdx_diags_free(&d);
     tdx_llm_config_free(&llm);
+    tdx_hx_reply_free(&cr);
     if (st)
         return st == TDX_ERR_ARG || st == TDX_ERR_IO || st == TDX_ERR_INPUT || st == TDX_ERR_PARSE
                    ? TDX_EXIT_INPUT

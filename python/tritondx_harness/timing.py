@@ -28,6 +28,16 @@ def add_args(p):
     p.add_argument("--torch-compile", action="store_true", help="also time torch.compile(reference)")
 
 
+def compute_dtype(inputs):
+    """The dtype of the first floating-point tensor input ("float16", ...), or None:
+    the C side picks the matmul ceiling for FLOPs by it."""
+    import torch
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            return str(x.dtype).replace("torch.", "")
+    return None
+
+
 def clone_inputs(inputs):
     """A fresh copy of every tensor input (other values shared)."""
     import torch
@@ -97,6 +107,7 @@ def run(args):
             extra["torch_compile"] = {"error": describe_exception(e)}
     return protocol.result("time", task=task.path, candidate=cand.path if cand else None,
                            shape=shape_label(shape), device=info, bytes=nbytes, flops=flops,
+                           dtype=compute_dtype(inputs),
                            bytes_basis=basis, copies=copies, rotated_bytes=copies * set_bytes,
                            reps=reps, variants=variants, **extra)
 

@@ -14,23 +14,6 @@ static double num(json_t *o, const char *k, double def)
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
-/* Fill c from a `ceilings` reply (docs/harness-protocol.md). */
-static void read_ceilings(json_t *j, tdx_prof_ceilings *c)
-{
-    memset(c, 0, sizeof *c);
-    json_t *dev = json_object_get(j, "device");
-    c->device = json_string_value(json_object_get(dev, "name"));
-    c->sms = (int)num(dev, "sms", 132);
-    c->l2_bytes = num(dev, "l2_bytes", 0);
-    c->copy_bw = num(j, "copy_bytes_per_s", 0);
-    c->launch_s = num(json_object_get(j, "launch"), "wall_us_per_launch", 0) / 1e6;
-    json_t *mm = json_object_get(j, "matmul");
-    c->mm_fp16 = num(json_object_get(mm, "float16"), "flops_per_s", 0);
-    c->mm_bf16 = num(json_object_get(mm, "bfloat16"), "flops_per_s", 0);
-    c->mm_tf32 = num(json_object_get(mm, "tf32"), "flops_per_s", 0);
-    c->mm_fp32 = num(json_object_get(mm, "float32"), "flops_per_s", 0);
-}
-
 /* Kernel launches recorded by `time` (or capture): grid, warps, resources. */
 static size_t read_kernels(json_t *j, tdx_prof_launch *k, size_t max)
 {
@@ -77,7 +60,7 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
         return st;
     }
     tdx_prof_ceilings c;
-    read_ceilings(rc.json, &c);
+    tdx_prof_ceilings_from_json(rc.json, &c);
     tdx_prof_launch kernels[16];
     tdx_prof_measure m = {0};
     m.task_file = task_path;

@@ -117,4 +117,9 @@ tdx_status tdx_prof_diagnose(const tdx_prof_measure *m, const tdx_prof_ceilings 
 void tdx_prof_fmt_rate(char *out, size_t n, double v, const char *unit);
 void tdx_prof_fmt_time(char *out, size_t n, double seconds);
 
+/* Fill c from the harness's `ceilings` reply (docs/harness-protocol.md).
+ * Strings point into j, which must outlive c. */
+struct json_t;
+void tdx_prof_ceilings_from_json(struct json_t *j, tdx_prof_ceilings *c);
+
 #endif
