@@ -16,24 +16,69 @@ static int is_block_name(const char *name)
                     strstr(name, "BLOCK_SIZE") != NULL);
 }
 
-/* The grid's literals equal to old (when the grid is not a lambda of meta),
- * rewritten to new so that the launch stays consistent. */
-static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long long old,
-                          long long nv)
+/* The grid expression of a launch: the index of kernel[grid], or, when that
+ * is a name, the value of its single assignment in the enclosing def. */
+static tdx_src_node *grid_expr(fam_task *t, tdx_src_node *launch)
 {
     tdx_src_node *grid = NULL;
     tdx_src_is_launch(launch, NULL, &grid);
+    if (!grid || grid->kind != TDX_SRC_NAME || !grid->name)
+        return grid;
+    tdx_src_node *def = fam_enclosing_def(launch);
+    if (!def)
+        return NULL;
+    tdx_ptrvec assigns = {0};
+    fam_collect(t, def, TDX_SRC_ASSIGN, &assigns);
+    tdx_src_node *found = NULL;
+    for (size_t i = 0; i < assigns.len; i++) {
+        tdx_src_node *tg = tdx_src_kid(assigns.items[i], TDX_SRC_R_TARGET);
+        if (tg && tg->kind == TDX_SRC_NAME && tg->name && strcmp(tg->name, grid->name) == 0) {
+            if (found)
+                return NULL; /* assigned twice: leave it alone */
+            found = tdx_src_kid(assigns.items[i], TDX_SRC_R_VALUE);
+        }
+    }
+    return found;
+}
+
+/* The last letter of an expression's text, upper-cased: pairs cdiv(M, 64)
+ * with BLOCK_M and cdiv(N, 64) with BLOCK_N. */
+static char axis_of_text(const fam_task *t, const tdx_src_node *n)
+{
+    size_t len;
+    const char *s = tdx_src_text(t->m, n, &len);
+    return len ? (char)toupper((unsigned char)s[len - 1]) : 0;
+}
+
+/* Rewrite the grid's literals equal to old to nv so that the launch stays
+ * consistent. With several block sizes (axis != 0) only `cdiv(X, old)` whose
+ * X ends in the block's axis letter is changed (BLOCK_M pairs with M). A
+ * lambda grid reads meta[...] and needs nothing. */
+static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long long old,
+                          long long nv, char axis)
+{
+    tdx_src_node *grid = grid_expr(t, launch);
     if (!grid || grid->kind == TDX_SRC_LAMBDA)
         return;
-    tdx_ptrvec nums = {0};
-    fam_collect(t, grid, TDX_SRC_NUMBER, &nums);
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", nv);
+    tdx_ptrvec nums = {0};
+    fam_collect(t, grid, TDX_SRC_NUMBER, &nums);
     for (size_t i = 0; i < nums.len; i++) {
         long long v;
         tdx_src_node *n = nums.items[i];
-        if (tdx_src_int_value(t->m, n, &v) == TDX_OK && v == old)
-            fam_edit(t, e, n->start, n->end, buf);
+        if (tdx_src_int_value(t->m, n, &v) != TDX_OK || v != old)
+            continue;
+        if (axis) {
+            tdx_src_node *call = n->parent;
+            if (!call || call->kind != TDX_SRC_CALL || tdx_src_call_nargs(call) != 2 ||
+                tdx_src_call_arg(call, 1) != n)
+                continue;
+            tdx_src_node *x = tdx_src_call_arg(call, 0);
+            if (!x || axis_of_text(t, x) != axis)
+                continue;
+        }
+        fam_edit(t, e, n->start, n->end, buf);
     }
 }
 
@@ -66,13 +111,15 @@ static size_t block_args(fam_task *t, tdx_src_node *launch, blockarg *out, size_
 }
 
 static void set_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const blockarg *b,
-                      long long nv)
+                      long long nv, int multi)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", nv);
     fam_edit(t, e, b->lit->start, b->lit->end, buf);
+    size_t l = strlen(b->name);
+    char axis = multi && l ? (char)toupper((unsigned char)b->name[l - 1]) : 0;
     if (b->in_call)
-        retarget_grid(t, e, launch, b->v, nv);
+        retarget_grid(t, e, launch, b->v, nv, axis);
 }
 
 static const char *kname(fam_task *t, tdx_src_node *launch)
@@ -109,8 +156,12 @@ static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_
         }
         if (nb >= 2 && has_dot) {
             /* matmul tiles: a few configurations known to suit Hopper */
-            static const int cfg[][5] = {{128, 128, 64, 4, 3}, {128, 256, 64, 8, 3},
-                                         {64, 128, 64, 4, 4}, {128, 64, 64, 4, 4}};
+            /* wgmma wants M >= 64 per CTA and num_warps % 4 == 0; 128x128 and
+             * 128x256 tiles with 3 stages reach most of the fp16 rate; K=32
+             * keeps fp32 tiles inside the 227 KiB of shared memory */
+            static const int cfg[][5] = {{128, 128, 64, 8, 3}, {128, 128, 32, 4, 4},
+                                         {128, 256, 64, 8, 3}, {64, 128, 64, 4, 4},
+                                         {128, 64, 32, 4, 4}};
             for (size_t c = 0; c < sizeof cfg / sizeof cfg[0] && !st; c++) {
                 fam_edits e = {0};
                 int used = 0;
@@ -120,7 +171,7 @@ static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_
                     char axis = l ? (char)toupper((unsigned char)nm[l - 1]) : 0;
                     int v = axis == 'M' ? cfg[c][0] : axis == 'N' ? cfg[c][1] : axis == 'K' ? cfg[c][2] : 0;
                     if (v && v != b[i].v) {
-                        set_block(&t, &e, L, &b[i], v);
+                        set_block(&t, &e, L, &b[i], v, 1);
                         used = 1;
                     }
                 }
@@ -144,7 +195,7 @@ static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_
                 if (nv > 16384 || (nb > 1 && nv > 256))
                     continue;
                 fam_edits e = {0};
-                set_block(&t, &e, L, &b[i], nv);
+                set_block(&t, &e, L, &b[i], nv, nb > 1);
                 if (nv >= 4096)
                     fam_set_kwarg(&t, &e, L, "num_warps", nv >= 8192 ? "16" : "8");
                 snprintf(sum, sizeof sum, "%s: %s %lld -> %lld%s", kname(&t, L), b[i].name, b[i].v,

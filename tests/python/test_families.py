@@ -17,6 +17,7 @@ CASES = [
     ("retune", "scale.py"),
     ("retune", "rowsum_loop.py"),
     ("retune", "matmul_ieee.py"),
+    ("retune", "matmul_grid_var.py"),
     ("pipelining", "softmax.py"),
     ("pipelining", "rowsum_loop.py"),
     ("tensor-cores", "matmul_ieee.py"),
