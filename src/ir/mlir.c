@@ -210,6 +210,37 @@ static void scan_attrs(mp *p, tdx_ir_op *op, const char *s, size_t n)
     }
 }
 
+typedef struct words_ctx {
+    const char *w[64];
+    size_t n[64];
+    size_t count;
+} words_ctx;
+
+static void add_word(const char *s, size_t n, void *vctx)
+{
+    words_ctx *c = vctx;
+    if (c->count < 64) {
+        c->w[c->count] = s;
+        c->n[c->count++] = n;
+    }
+}
+
+// Bare "key = value" attributes of custom op forms
+// ("tt.load %p, %m evictionPolicy = evict_first : ...").
+static void scan_bare_attrs(mp *p, tdx_ir_op *op, const char *s, size_t n)
+{
+    words_ctx c = {.count = 0};
+    tdx_ir__split_top(s, n, " ", add_word, &c);
+    for (size_t i = 0; i + 2 < c.count; i++) {
+        if (c.n[i + 1] != 1 || c.w[i + 1][0] != '=' || !isalpha((unsigned char)c.w[i][0]))
+            continue;
+        char *buf = tdx_arena_printf(p->a, "%.*s = %.*s", (int)c.n[i], c.w[i], (int)c.n[i + 2],
+                                     c.w[i + 2]);
+        if (buf)
+            tdx_ir__parse_attrs(p->a, buf, strlen(buf), &op->attrs, &op->nattrs);
+    }
+}
+
 typedef struct args_ctx {
     mp *p;
     tdx_ptrvec v;
@@ -378,6 +409,7 @@ static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
     }
     scan_operands(p, op, b, pre);
     scan_attrs(p, op, b, pre);
+    scan_bare_attrs(p, op, b, pre);
 }
 
 static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth);
