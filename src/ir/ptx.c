@@ -124,7 +124,7 @@ static void classify(tdx_ir_ptx_insn *in)
 static void add_insn(pp *p, const char *s, size_t n, int ptx_line)
 {
     tdx_ir__trim(&s, &n);
-    if (!n || s[0] == '.' || s[0] == '$' || s[0] == '}' || s[0] == '{')
+    if (!n || strchr(".$}{)", s[0]))
         return;
     if (p->x->ninsns >= MAX_INSNS) {
         p->st = TDX_ERR_TOOBIG;

@@ -185,7 +185,7 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
             x->function = tdx_arena_strndup(arena, s, n - 1);
             continue;
         }
-        if (n > 16 && memcmp(s, "Function : ", 11) == 0 && !x->function) /* cuobjdump */
+        if (n > 11 && memcmp(s, "Function : ", 11) == 0 && !x->function) /* cuobjdump */
             x->function = tdx_arena_strndup(arena, s + 11, n - 11);
     }
     *out = x;
