@@ -17,7 +17,7 @@
 void tdx_ir_kernel_init(tdx_ir_kernel *k)
 {
     memset(k, 0, sizeof *k);
-    tdx_arena_init(&k->arena, 256 * 1024);
+    tdx_arena_init(&k->arena, 64 * 1024);
 }
 
 void tdx_ir_kernel_free(tdx_ir_kernel *k)

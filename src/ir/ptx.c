@@ -307,7 +307,12 @@ tdx_status tdx_ir_ptx_parse(const char *text, size_t len, tdx_arena *arena, tdx_
             else if (n > 7 && memcmp(s, ".target", 7) == 0)
                 x->target = dupn(&p, s + 8, n - 8);
             else if (n > 8 && memcmp(s, ".section", 8) == 0)
-                in_debug = strstr(s, ".debug") != NULL && (size_t)(strstr(s, ".debug") - s) < n;
+            {
+                in_debug = 0;
+                for (size_t k = 8; k + 6 <= n; k++)
+                    if (memcmp(s + k, ".debug", 6) == 0)
+                        in_debug = 1;
+            }
             else if (!x->entry) {
                 const char *en = NULL;
                 for (size_t k = 0; k + 6 < n; k++)

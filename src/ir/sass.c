@@ -166,7 +166,10 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
                 }
             if (!close)
                 continue;
-            unsigned addr = (unsigned)strtoul(s + 2, NULL, 16);
+            unsigned addr = 0;
+            for (const char *h = s + 2; h < close && isxdigit((unsigned char)*h); h++)
+                addr = addr * 16 + (unsigned)(isdigit((unsigned char)*h) ? *h - '0'
+                                                                       : (*h | 0x20) - 'a' + 10);
             const char *ins = close + 2;
             size_t in_n = (size_t)(s + n - ins);
             const char *semi = memchr(ins, ';', in_n);
