@@ -151,7 +151,8 @@ typedef struct tdx_ir_module {
     const char *target;                        /* "cuda:90", may be NULL */
     tdx_ir_attr *attrs;                        /* all module attributes */
     size_t nattrs;
-    tdx_ptrvec layouts;  /* tdx_ir_layout*, aliases and inline ones */
+    tdx_ptrvec layouts;  /* tdx_ir_layout* with an alias (#blocked = ...); inline
+                          * layouts hang off the types that spell them */
     tdx_ptrvec funcs;    /* tdx_ir_func* */
     tdx_ptrvec ops;      /* every tdx_ir_op*, pre-order */
     tdx_ir_region top;   /* the top-level ops (normally one "module") */
@@ -377,6 +378,7 @@ typedef struct tdx_ir_kernel {
     tdx_ir_i64 *i64s;   size_t ni64s;
     tdx_ir_local *locals; size_t nlocals;
     int local_allocs, local_loads; /* register↔shared round trips in TTGIR */
+    struct tdx_ir_index *index;    /* internal: PTX/SASS by source line */
 } tdx_ir_kernel;
 
 void tdx_ir_kernel_init(tdx_ir_kernel *k);

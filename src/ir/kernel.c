@@ -100,8 +100,78 @@ static void ptx_site(const tdx_ir_kernel *k, const tdx_ir_ptx_insn *in, int *lin
     }
 }
 
+/* Instructions of PTX and SASS sorted by their line in the kernel's file,
+ * so each record finds its instructions by binary search. */
+typedef struct ent {
+    int line, col;
+    size_t i;
+} ent;
+
+struct tdx_ir_index {
+    ent *ptx, *sass;
+    size_t nptx, nsass;
+};
+
+static int cmp_ent(const void *a, const void *b)
+{
+    const ent *x = a, *y = b;
+    if (x->line != y->line)
+        return (x->line > y->line) - (x->line < y->line);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static tdx_status build_index(tdx_ir_kernel *k)
+{
+    struct tdx_ir_index *ix = tdx_arena_alloc(&k->arena, sizeof *ix);
+    if (!ix)
+        return TDX_ERR_NOMEM;
+    if (k->ptx && k->ptx->ninsns) {
+        ix->ptx = tdx_arena_alloc(&k->arena, k->ptx->ninsns * sizeof *ix->ptx);
+        if (!ix->ptx)
+            return TDX_ERR_NOMEM;
+        for (size_t i = 0; i < k->ptx->ninsns; i++) {
+            ix->ptx[i].i = i;
+            ptx_site(k, &k->ptx->insns[i], &ix->ptx[i].line, &ix->ptx[i].col);
+        }
+        ix->nptx = k->ptx->ninsns;
+        qsort(ix->ptx, ix->nptx, sizeof *ix->ptx, cmp_ent);
+    }
+    if (k->sass && k->sass->ninsns) {
+        ix->sass = tdx_arena_alloc(&k->arena, k->sass->ninsns * sizeof *ix->sass);
+        if (!ix->sass)
+            return TDX_ERR_NOMEM;
+        for (size_t i = 0; i < k->sass->ninsns; i++) {
+            const tdx_ir_sass_insn *in = &k->sass->insns[i];
+            ix->sass[i].i = i;
+            ix->sass[i].line =
+                k->file && in->file && !tdx_ir__same_file(in->file, k->file) ? 0 : in->line;
+        }
+        ix->nsass = k->sass->ninsns;
+        qsort(ix->sass, ix->nsass, sizeof *ix->sass, cmp_ent);
+    }
+    k->index = ix;
+    return TDX_OK;
+}
+
+// The run of entries with this line: [*lo, *hi).
+static void range(const ent *e, size_t n, int line, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (e[m].line < line)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    while (a < n && e[a].line == line)
+        a++;
+    *hi = a;
+}
+
 typedef struct ptx_match {
-    int count, pred, bits;
+    int count, pred, bits, bytes;
     int vec_hist[9];
     int cls_count[TDX_PTX_STMATRIX + 1];
     char mods[128];
@@ -153,22 +223,20 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, const tdx_ir_ptx_c
                    size_t ncls, ptx_match *m)
 {
     memset(m, 0, sizeof *m);
-    if (!k->ptx || line <= 0)
+    if (!k->ptx || !k->index || line <= 0)
         return;
+    size_t lo, hi;
+    range(k->index->ptx, k->index->nptx, line, &lo, &hi);
     for (int pass = 0; pass < 2 && !m->count; pass++) {
         int want_col = pass == 0 ? col : 0;
         if (pass == 1 && col == 0)
             break;
-        for (size_t i = 0; i < k->ptx->ninsns; i++) {
-            const tdx_ir_ptx_insn *in = &k->ptx->insns[i];
+        for (size_t e = lo; e < hi; e++) {
+            const tdx_ir_ptx_insn *in = &k->ptx->insns[k->index->ptx[e].i];
             int ok = 0;
             for (size_t c = 0; c < ncls; c++)
                 ok |= in->cls == cls[c];
-            if (!ok)
-                continue;
-            int l, cc;
-            ptx_site(k, in, &l, &cc);
-            if (l != line || (want_col && cc != want_col))
+            if (!ok || (want_col && k->index->ptx[e].col != want_col))
                 continue;
             m->count++;
             m->cls_count[in->cls]++;
@@ -176,6 +244,8 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, const tdx_ir_ptx_c
             m->vec_hist[in->vec <= 8 ? in->vec : 8]++;
             if (!m->bits || in->bits)
                 m->bits = in->bits;
+            if (in->cls == TDX_PTX_CP_ASYNC && in->bytes > m->bytes)
+                m->bytes = in->bytes;
             add_mods(m, in->mods);
         }
     }
@@ -195,12 +265,12 @@ static void sass_at(const tdx_ir_kernel *k, int line, const char *const *bases, 
                     int *count, int *width)
 {
     *count = *width = 0;
-    if (!k->sass || line <= 0)
+    if (!k->sass || !k->index || line <= 0)
         return;
-    for (size_t i = 0; i < k->sass->ninsns; i++) {
-        const tdx_ir_sass_insn *in = &k->sass->insns[i];
-        if (in->line != line || (k->file && in->file && !tdx_ir__same_file(in->file, k->file)))
-            continue;
+    size_t lo, hi;
+    range(k->index->sass, k->index->nsass, line, &lo, &hi);
+    for (size_t e = lo; e < hi; e++) {
+        const tdx_ir_sass_insn *in = &k->sass->insns[k->index->sass[e].i];
         for (size_t b = 0; b < nb; b++)
             if (strcmp(in->base, bases[b]) == 0) {
                 (*count)++;
@@ -270,20 +340,8 @@ static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     r->ptx_count = m.count;
     r->ptx_vec = most_common_vec(&m);
     r->ptx_bits = r->is_async && !r->is_tma ? 0 : r->ptx_vec * m.bits;
-    if (cls == TDX_PTX_CP_ASYNC) {
-        /* The copy size is in bytes, not a .vN modifier. */
-        int bytes = 0;
-        for (size_t i = 0; k->ptx && i < k->ptx->ninsns; i++) {
-            const tdx_ir_ptx_insn *in = &k->ptx->insns[i];
-            int l, cc;
-            if (in->cls != TDX_PTX_CP_ASYNC)
-                continue;
-            ptx_site(k, in, &l, &cc);
-            if (l == r->loc.site.line && in->bytes > bytes)
-                bytes = in->bytes;
-        }
-        r->ptx_bits = bytes * 8;
-    }
+    if (cls == TDX_PTX_CP_ASYNC)
+        r->ptx_bits = m.bytes * 8; /* the copy size is in bytes, not a .vN modifier */
     r->ptx_pred = m.pred;
     r->ptx_mods = tdx_arena_strdup(&k->arena, m.mods);
     sass_at(k, r->loc.site.line, sb, nsb, &r->sass_count, &r->sass_width);
@@ -500,6 +558,9 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
     for (size_t i = 0; k->ptxas && i < k->ptxas->nfuncs; i++)
         if (!k->res || (k->name && strcmp(k->ptxas->funcs[i].name, k->name) == 0))
             k->res = &k->ptxas->funcs[i];
+    tdx_status ist = build_index(k);
+    if (ist != TDX_OK)
+        return ist;
     tdx_ptrvec mems = {0}, cvts = {0}, dots = {0}, loops = {0}, i64s = {0}, locals = {0};
     k->local_allocs = k->local_loads = 0;
     for (size_t i = 0; m && i < m->ops.len; i++) {

@@ -65,9 +65,9 @@ size_t tdx_ir__find_top(const char *s, size_t n, const char *needle)
     size_t k = strlen(needle);
     size_t i = 0;
     while (i < n) {
-        if (k && i + k <= n && memcmp(s + i, needle, k) == 0)
-            return i;
         char c = s[i];
+        if (k && c == needle[0] && i + k <= n && memcmp(s + i, needle, k) == 0)
+            return i;
         if (c == '"') {
             i = skip_string(s, i, n);
         } else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
@@ -84,11 +84,16 @@ size_t tdx_ir__find_top(const char *s, size_t n, const char *needle)
     return n;
 }
 
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 void tdx_ir__trim(const char **s, size_t *n)
 {
-    while (*n && strchr(" \t\r\n", (*s)[0]))
+    while (*n && is_space((*s)[0]))
         (*s)++, (*n)--;
-    while (*n && strchr(" \t\r\n", (*s)[*n - 1]))
+    while (*n && is_space((*s)[*n - 1]))
         (*n)--;
 }
 
@@ -151,6 +156,14 @@ int tdx_ir__type_bits(const char *s, size_t n)
     if (n == 4 && memcmp(s, "tf32", 4) == 0)
         return 32;
     return 0;
+}
+
+size_t tdx_ir__count_semis(const char *s, size_t n)
+{
+    size_t c = 16;
+    for (const char *e = s + n; (s = memchr(s, ';', (size_t)(e - s))) != NULL; s++)
+        c++;
+    return c;
 }
 
 const char *tdx_ir__basename(const char *path)
@@ -459,10 +472,7 @@ static void trailers(tdx_arena *a, const char *s, size_t n, tdx_ir_module *m, td
         tdx_ir__trim(&p, &pn);
         if (pn > 1 && p[0] == '#' && !t->layout) {
             if (memchr(p, '<', pn)) {
-                tdx_ir_layout *l = tdx_ir_layout_parse(a, p, pn, m);
-                if (l && m)
-                    tdx_ptrvec_push(a, &m->layouts, l);
-                t->layout = l;
+                t->layout = tdx_ir_layout_parse(a, p, pn, m);
             } else {
                 char name[128];
                 size_t ln = pn - 1 < sizeof name - 1 ? pn - 1 : sizeof name - 1;

@@ -16,6 +16,7 @@ typedef struct pp {
     tdx_arena *a;
     tdx_ir_ptx *x;
     size_t cap;
+    size_t hint; /* first capacity: an upper bound from counting ';' */
     tdx_ptrvec files;
     int file, line, col, site_line, site_col;
     const char *site_file;
@@ -131,7 +132,7 @@ static void add_insn(pp *p, const char *s, size_t n, int ptx_line)
         return;
     }
     if (p->x->ninsns == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
+        size_t cap = p->cap ? p->cap * 2 : p->hint;
         tdx_ir_ptx_insn *arr = tdx_arena_alloc(p->a, cap * sizeof *arr);
         if (!arr) {
             p->st = TDX_ERR_NOMEM;
@@ -270,7 +271,7 @@ tdx_status tdx_ir_ptx_parse(const char *text, size_t len, tdx_arena *arena, tdx_
     tdx_ir_ptx *x = tdx_arena_alloc(arena, sizeof *x);
     if (!x)
         return TDX_ERR_NOMEM;
-    pp p = {.a = arena, .x = x};
+    pp p = {.a = arena, .x = x, .hint = tdx_ir__count_semis(text, len)};
     int lineno = 0;
     int in_debug = 0;
     for (size_t i = 0; i < len && p.st == TDX_OK;) {

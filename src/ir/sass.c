@@ -17,6 +17,7 @@ typedef struct sp {
     tdx_arena *a;
     tdx_ir_sass *x;
     size_t cap;
+    size_t hint; /* first capacity: an upper bound from counting ';' */
     const char *file;
     int line;
 } sp;
@@ -79,7 +80,7 @@ static int add_insn(sp *p, const char *s, size_t n, unsigned addr)
     if (p->x->ninsns >= MAX_INSNS)
         return -1;
     if (p->x->ninsns == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
+        size_t cap = p->cap ? p->cap * 2 : p->hint;
         tdx_ir_sass_insn *arr = tdx_arena_alloc(p->a, cap * sizeof *arr);
         if (!arr)
             return -1;
@@ -142,7 +143,7 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
     tdx_ir_sass *x = tdx_arena_alloc(arena, sizeof *x);
     if (!x)
         return TDX_ERR_NOMEM;
-    sp p = {.a = arena, .x = x};
+    sp p = {.a = arena, .x = x, .hint = tdx_ir__count_semis(text, len)};
     int lineno = 0;
     for (size_t i = 0; i < len;) {
         const char *nl = memchr(text + i, '\n', len - i);
