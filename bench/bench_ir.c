@@ -152,11 +152,8 @@ int main(int argc, char **argv)
     int largest = 0;
     size_t largest_size = 0;
     for (int i = 0; i < n; i++) {
-        size_t total = 0;
-        for (int s = 0; s < TDX_IR_NSTAGES; s++) {
+        for (int s = 0; s < TDX_IR_NSTAGES; s++)
             bytes[s] += all[i].len[s] * (size_t)reps;
-            total += all[i].len[s];
-        }
         /* The kernel with the most TTGIR is the richest one to scale up. */
         if (all[i].len[TDX_IR_TTGIR] > largest_size) {
             largest_size = all[i].len[TDX_IR_TTGIR];
