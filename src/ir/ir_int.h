@@ -38,9 +38,9 @@ int tdx_ir__same_file(const char *a, const char *b);
 /* ---- locations ---- */
 typedef struct tdx_ir_locnode tdx_ir_locnode;
 typedef struct tdx_ir_loctab {
-    tdx_ir_locnode **byidx; /* #locN at N+1, #loc at 0 */
-    size_t cap;
-    tdx_ptrvec named;       /* other aliases: tdx_ir_locnode* with a name */
+    const char **keys;      /* open addressing: alias name without '#' */
+    tdx_ir_locnode **vals;
+    size_t cap, len;        /* cap is 0 or a power of two */
 } tdx_ir_loctab;
 
 /* Parse a location expression ("loc(...)", "#loc3", or a bare body). NULL
