@@ -218,9 +218,9 @@ static void add_mods(ptx_match *m, const char *mods)
 }
 
 // PTX instructions of the given classes at line:col (col 0: any column);
-// when none match the column, the whole line.
-static void ptx_at(const tdx_ir_kernel *k, int line, int col, const tdx_ir_ptx_class *cls,
-                   size_t ncls, ptx_match *m)
+// when none match the column and widen is set, the whole line.
+static void ptx_at(const tdx_ir_kernel *k, int line, int col, int widen,
+                   const tdx_ir_ptx_class *cls, size_t ncls, ptx_match *m)
 {
     memset(m, 0, sizeof *m);
     if (!k->ptx || !k->index || line <= 0)
@@ -229,7 +229,7 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, const tdx_ir_ptx_c
     range(k->index->ptx, k->index->nptx, line, &lo, &hi);
     for (int pass = 0; pass < 2 && !m->count; pass++) {
         int want_col = pass == 0 ? col : 0;
-        if (pass == 1 && col == 0)
+        if (pass == 1 && (col == 0 || !widen))
             break;
         for (size_t e = lo; e < hi; e++) {
             const tdx_ir_ptx_insn *in = &k->ptx->insns[k->index->ptx[e].i];
@@ -307,6 +307,10 @@ static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         r->elem_bits = pt->elem_bits;
         r->contig = tdx_ir_layout_contig(pt->layout);
     }
+    /* A TMA copy reads through a descriptor: the element is the shared
+     * buffer's. */
+    if (!r->elem_bits && op->nout && op->out_types[op->nout - 1].elem_bits)
+        r->elem_bits = op->out_types[op->nout - 1].elem_bits;
     if (is_op(op, "ttg.async_copy_global_to_local")) {
         r->masked = op->noperands >= 3;
         r->contig = (int)tdx_ir_op_attr_int(op, "contiguity", r->contig);
@@ -336,7 +340,7 @@ static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         sb[0] = "LDG";
     }
     ptx_match m;
-    ptx_at(k, r->loc.site.line, r->loc.site.col, &cls, 1, &m);
+    ptx_at(k, r->loc.site.line, r->loc.site.col, 1, &cls, 1, &m);
     r->ptx_count = m.count;
     r->ptx_vec = most_common_vec(&m);
     r->ptx_bits = r->is_async && !r->is_tma ? 0 : r->ptx_vec * m.bits;
@@ -379,7 +383,9 @@ static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         static const tdx_ir_ptx_class sh[] = {TDX_PTX_ST_SHARED, TDX_PTX_LD_SHARED,
                                               TDX_PTX_STMATRIX, TDX_PTX_LDMATRIX};
         ptx_match m;
-        ptx_at(k, r->loc.site.line, r->loc.site.col, sh, 4, &m);
+        /* Only its own column: a reduction on the same line also uses
+         * shared memory. */
+        ptx_at(k, r->loc.site.line, r->loc.site.col, 0, sh, 4, &m);
         r->smem = m.count > 0;
         r->smem_by_ptx = 1;
     } else if (r->src && r->dst) {
@@ -430,7 +436,7 @@ static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     }
     static const tdx_ir_ptx_class dc[] = {TDX_PTX_WGMMA, TDX_PTX_MMA, TDX_PTX_FMA_F32};
     ptx_match m;
-    ptx_at(k, r->loc.site.line, 0, dc, 3, &m);
+    ptx_at(k, r->loc.site.line, 0, 0, dc, 3, &m);
     if (m.cls_count[TDX_PTX_WGMMA]) {
         r->ptx_path = TDX_IR_DOT_WGMMA;
         r->ptx_count = m.cls_count[TDX_PTX_WGMMA];

@@ -107,6 +107,11 @@ CASES = {
                            "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32", "REPEAT": "i32"},
                           {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
                           ["a_ptr", "b_ptr", "c_ptr", "K", "stride_am", "stride_bk", "stride_cm"], 4, 3),
+    "matmul_tma": ("matmul", "matmul_tma_kernel",
+                   {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                    "K": "i32"},
+                   {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+                   ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K"], 4, 3),
 }
 
 
