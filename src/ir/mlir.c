@@ -682,14 +682,15 @@ tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx
         const tdx_ir_op *op = m->ops.items[i];
         if (op->name && strcmp(op->name, "tt.func") == 0) {
             tdx_ir_srcloc sl;
-            tdx_ir__loc_resolve(&p.locs, p.opnodes.items[i], NULL, &sl);
+            tdx_ir__loc_resolve(&p.locs, i < p.opnodes.len ? p.opnodes.items[i] : NULL, NULL, &sl);
             if (sl.nframes)
                 m->kernel_file = sl.frames[0].file;
         }
     }
     for (size_t i = 0; i < m->ops.len; i++) {
         tdx_ir_op *op = m->ops.items[i];
-        tdx_ir__loc_resolve(&p.locs, p.opnodes.items[i], m->kernel_file, &op->loc);
+        tdx_ir__loc_resolve(&p.locs, i < p.opnodes.len ? p.opnodes.items[i] : NULL,
+                            m->kernel_file, &op->loc);
     }
     build_defs(&p);
     *out = m;
