@@ -405,6 +405,13 @@ size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *ba
  * (`load line=19 vec=4 ...`), for reports and tests. */
 tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *out);
 
+/* The same records as JSON (jansson): {"name", "file", "num_warps", ...,
+ * "resources": {...}, "records": [{"kind": "load", "loc": {file, line, col,
+ * name, frames?}, "ir": "<op text>", ...}]}. The caller owns the result
+ * (json_decref); NULL when out of memory. Strings that are not valid UTF-8
+ * are left out. */
+struct json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k);
+
 const char *tdx_ir_dot_path_str(tdx_ir_dot_path p);
 const char *tdx_ir_layout_kind_str(tdx_ir_layout_kind k);
 

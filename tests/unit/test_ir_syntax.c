@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ir/ir.h"
 
 static const tdx_ir_op *find_op(const tdx_ir_module *m, const char *name, int nth)
@@ -409,6 +411,22 @@ static void queries_on_fixture(void **state)
     assert_int_equal(tdx_ir_kernel_loads_at(&k, 20, NULL, 0), 0);
     assert_int_equal(tdx_ir_kernel_sass_count(&k, 18, "LDG"), 2);
     assert_null(tdx_ir_kernel_dot_at(&k, 18));
+    json_t *j = tdx_ir_kernel_to_json(&k);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "name")), "add_kernel");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "resources"), "registers")), 26);
+    json_t *recs = json_object_get(j, "records");
+    assert_int_equal(json_array_size(recs), 3);
+    json_t *r0 = json_array_get(recs, 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "kind")), "load");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r0, "loc"), "line")), 18);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r0, "loc"), "name")), "x");
+    assert_int_equal(json_integer_value(json_object_get(r0, "ptx_vec")), 4);
+    assert_non_null(strstr(json_string_value(json_object_get(r0, "ir")), "tt.load"));
+    char *dumped = json_dumps(j, JSON_COMPACT);
+    assert_non_null(dumped);
+    free(dumped);
+    json_decref(j);
     tdx_ir_kernel_free(&k);
 
     tdx_ir_kernel_init(&k);
