@@ -33,6 +33,7 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+// Read the five stage files of one fixture folder.
 static int load(const char *dir, stages *s)
 {
     memset(s, 0, sizeof *s);
@@ -46,6 +47,7 @@ static int load(const char *dir, stages *s)
     return 0;
 }
 
+// Free the texts of one fixture.
 static void unload(stages *s)
 {
     for (int i = 0; i < TDX_IR_NSTAGES; i++)
@@ -101,12 +103,14 @@ static char *repeat_lines(const char *text, size_t len, const char *from, const 
     return r;
 }
 
+// Ascending doubles, for the median.
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
+// Median parse+join time over reps runs.
 static double median_kernel(const stages *s, int reps)
 {
     double t[64];
@@ -118,6 +122,7 @@ static double median_kernel(const stages *s, int reps)
     return t[reps / 2];
 }
 
+// Fixtures, then the synthetic kernel, then per-kernel times.
 int main(int argc, char **argv)
 {
     const char *root = argc > 1 ? argv[1] : TDX_SOURCE_DIR "/tests/data/ir";

@@ -248,7 +248,7 @@ typedef struct tdx_ir_sass_insn {
     unsigned addr;        /* the offset printed in the address comment */
     const char *file;     /* from `//## File "..."`, may be NULL */
     int line;             /* 0 when unknown */
-    int width;            /* memory access bits for LDG/STG/LDS/STS/LDL/STL (.128 → 128), else 0 */
+    int width;            /* bits per access of LDG/STG/LDS/STS/LDL/STL (.128 → 128), else 0 */
 } tdx_ir_sass_insn;
 
 typedef struct tdx_ir_sass {
@@ -395,7 +395,8 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags);
 /* Queries the rules use. Each returns how many matched and stores up to max
  * pointers in out (out may be NULL to count). */
 size_t tdx_ir_kernel_loads_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out, size_t max);
-size_t tdx_ir_kernel_stores_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out, size_t max);
+size_t tdx_ir_kernel_stores_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out,
+                               size_t max);
 const tdx_ir_dot *tdx_ir_kernel_dot_at(const tdx_ir_kernel *k, int line);
 const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line);
 /* SASS instructions at a source line (0 = all) with that base opcode. */

@@ -25,7 +25,8 @@ size_t tdx_ir__int(const char *s, size_t n, long long *out);
 int tdx_ir__type_bits(const char *s, size_t n);
 /* Parse an attribute dict body "a = 1 : i32, b" (without braces) and append
  * to *attrs / *n. */
-void tdx_ir__parse_attrs(tdx_arena *a, const char *s, size_t n, tdx_ir_attr **attrs, size_t *nattrs);
+void tdx_ir__parse_attrs(tdx_arena *a, const char *s, size_t n, tdx_ir_attr **attrs,
+                         size_t *nattrs);
 /* Instructions end with ';': their count bounds the instruction count (at
  * least 16). */
 size_t tdx_ir__count_semis(const char *s, size_t n);

@@ -8,6 +8,7 @@
 
 #define EVIDENCE_MAX 400 /* characters of IR text kept per record */
 
+// A resolved location: the kernel-file site, the name, and the frames when they add anything.
 static json_t *loc_json(const tdx_ir_srcloc *l, const char *file)
 {
     json_t *o = json_object();
@@ -47,16 +48,19 @@ static json_t *rec(const char *kind, const tdx_ir_op *op, const tdx_ir_srcloc *l
     return o;
 }
 
+// Shorthands for setting members.
 static void set_int(json_t *o, const char *k, long long v)
 {
     json_object_set_new(o, k, json_integer(v));
 }
 
+// A string member, or null.
 static void set_str(json_t *o, const char *k, const char *v)
 {
     json_object_set_new(o, k, v ? json_string(v) : json_null());
 }
 
+// The kernel summary, resources and every record.
 json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k)
 {
     json_t *root = json_object();
@@ -79,7 +83,8 @@ json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k)
     json_t *recs = json_array();
     for (size_t i = 0; i < k->nmems; i++) {
         const tdx_ir_mem *m = &k->mems[i];
-        json_t *o = rec(m->is_async ? "copy" : m->is_store ? "store" : "load", m->op, &m->loc, k->file);
+        const char *kind = m->is_async ? "copy" : m->is_store ? "store" : "load";
+        json_t *o = rec(kind, m->op, &m->loc, k->file);
         set_int(o, "elem_bits", m->elem_bits);
         set_int(o, "contig", m->contig);
         set_int(o, "masked", m->masked);

@@ -14,18 +14,21 @@
 #include "base/file.h"
 #include "ir/ir_int.h"
 
+// An empty kernel with its own arena.
 void tdx_ir_kernel_init(tdx_ir_kernel *k)
 {
     memset(k, 0, sizeof *k);
     tdx_arena_init(&k->arena, 64 * 1024);
 }
 
+// Release the arena and everything parsed into it.
 void tdx_ir_kernel_free(tdx_ir_kernel *k)
 {
     tdx_arena_free(&k->arena);
     memset(k, 0, sizeof *k);
 }
 
+// Monotonic seconds, for the per-stage parse times.
 static double now(void)
 {
     struct timespec ts;
@@ -33,6 +36,7 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+// Dispatch one stage's text to its parser, timing it.
 tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *text, size_t len,
                              tdx_diags *diags)
 {
@@ -51,6 +55,7 @@ tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *t
     return st;
 }
 
+// Read a fixture-style folder of stage files and join them.
 tdx_status tdx_ir_kernel_load_dir(tdx_ir_kernel *k, const char *dir, tdx_diags *diags)
 {
     static const char *const names[TDX_IR_NSTAGES] = {"k.ttir", "k.ttgir", "k.ptx", "k.sass",
@@ -112,6 +117,7 @@ struct tdx_ir_index {
     size_t nptx, nsass;
 };
 
+// Order index entries by line, then by position in the listing.
 static int cmp_ent(const void *a, const void *b)
 {
     const ent *x = a, *y = b;
@@ -120,6 +126,7 @@ static int cmp_ent(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
+// Sort PTX and SASS instructions by their line in the kernel's file.
 static tdx_status build_index(tdx_ir_kernel *k)
 {
     struct tdx_ir_index *ix = tdx_arena_alloc(&k->arena, sizeof *ix);
@@ -177,6 +184,7 @@ typedef struct ptx_match {
     char mods[128];
 } ptx_match;
 
+// 1 for PTX cache and eviction modifiers (.cg, .cs, .L1::evict_first, ...).
 static int cache_mod(const char *m, size_t n)
 {
     static const char *const mods[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc"};
@@ -188,6 +196,7 @@ static int cache_mod(const char *m, size_t n)
     return 0;
 }
 
+// Collect an instruction's cache modifiers into m->mods, once each.
 static void add_mods(ptx_match *m, const char *mods)
 {
     for (const char *s = mods; s && *s;) {
@@ -251,6 +260,7 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, int widen,
     }
 }
 
+// The .vN seen most often (1 for scalar), 0 when nothing matched.
 static int most_common_vec(const ptx_match *m)
 {
     int best = 0;
@@ -282,16 +292,19 @@ static void sass_at(const tdx_ir_kernel *k, int line, const char *const *bases, 
 
 /* ---- records ------------------------------------------------------------------------ */
 
+// 1 when s starts with p.
 static int starts(const char *s, const char *p)
 {
     return s && strncmp(s, p, strlen(p)) == 0;
 }
 
+// 1 when the op has this name.
 static int is_op(const tdx_ir_op *op, const char *name)
 {
     return op->name && strcmp(op->name, name) == 0;
 }
 
+// A global access record: TTGIR facts, then the PTX and SASS at its location.
 static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 {
     tdx_ir_mem *r = tdx_arena_alloc(&k->arena, sizeof *r);
@@ -352,6 +365,8 @@ static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     tdx_ptrvec_push(&k->arena, out, r);
 }
 
+// 1 when two blocked layouts share rank, warps and order; *threads_differ
+// says whether lanes or registers move between them.
 static int same_blocked(const tdx_ir_layout *a, const tdx_ir_layout *b, int *threads_differ)
 {
     *threads_differ = 0;
@@ -367,6 +382,7 @@ static int same_blocked(const tdx_ir_layout *a, const tdx_ir_layout *b, int *thr
     return 1;
 }
 
+// A layout conversion record and whether it goes through shared memory.
 static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 {
     tdx_ir_cvt *r = tdx_arena_alloc(&k->arena, sizeof *r);
@@ -401,6 +417,7 @@ static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     tdx_ptrvec_push(&k->arena, out, r);
 }
 
+// A dot record: the path TTGIR chose and the instructions PTX and SASS show.
 static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 {
     tdx_ir_dot *r = tdx_arena_alloc(&k->arena, sizeof *r);
@@ -472,8 +489,8 @@ static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_
             }
             if (is_op(c, "tt.load"))
                 r->loads++;
-            else if (is_op(c, "ttg.async_copy_global_to_local") || strstr(c->name, "async_tma_copy") ||
-                     is_op(c, "tt.descriptor_load"))
+            else if (is_op(c, "ttg.async_copy_global_to_local") ||
+                     strstr(c->name, "async_tma_copy") || is_op(c, "tt.descriptor_load"))
                 r->async_copies++;
             else if (is_op(c, "ttg.async_wait") || is_op(c, "ttng.wait_barrier"))
                 r->waits++;
@@ -494,6 +511,7 @@ static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_
     (void)top;
 }
 
+// An scf.for record: nesting, and what the pipeliner did to its body.
 static void loop_record(tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_op *op,
                         tdx_ptrvec *out)
 {
@@ -511,6 +529,7 @@ static void loop_record(tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_o
     tdx_ptrvec_push(&k->arena, out, r);
 }
 
+// Count one local-memory access (which: 0 ld.local, 1 st.local, 2 LDL, 3 STL) at a line.
 static void local_add(tdx_ptrvec *v, tdx_arena *a, int line, int which)
 {
     tdx_ir_local *r = NULL;
@@ -527,6 +546,7 @@ static void local_add(tdx_ptrvec *v, tdx_arena *a, int line, int which)
     (*f[which])++;
 }
 
+// Order local-memory records by line.
 static int cmp_local(const void *a, const void *b)
 {
     const tdx_ir_local *x = *(tdx_ir_local *const *)a, *y = *(tdx_ir_local *const *)b;
@@ -543,6 +563,7 @@ static int cmp_local(const void *a, const void *b)
         k->nfield = (vec).len;                                                         \
     } while (0)
 
+// Build every record from the stages that were added.
 tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
 {
     const tdx_ir_module *m = k->ttgir ? k->ttgir : k->ttir;

@@ -32,6 +32,7 @@ typedef struct mp {
     tdx_status st;
 } mp;
 
+// Record the first error, with a diagnostic at the current IR line.
 static void fail(mp *p, tdx_status st, const char *msg)
 {
     if (p->st == TDX_OK) {
@@ -41,6 +42,7 @@ static void fail(mp *p, tdx_status st, const char *msg)
     }
 }
 
+// Move the cursor to the end of the current line.
 static void skip_line(mp *p)
 {
     const char *nl = memchr(p->s + p->i, '\n', p->n - p->i);
@@ -55,11 +57,13 @@ static int blank_to_eol(const mp *p, size_t i)
     return i >= p->n || p->s[i] == '\n';
 }
 
+// Characters of SSA names, op names and symbols.
 static int name_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$' || c == '-';
 }
 
+// A top-level `#name = ...` line: a location or a layout alias.
 static void define_alias(mp *p)
 {
     size_t start = p->i;
@@ -88,6 +92,7 @@ typedef struct types_ctx {
     tdx_ptrvec v;
 } types_ctx;
 
+// Append one parsed type (split_top callback).
 static void add_type_star(const char *s, size_t n, void *vctx)
 {
     types_ctx *c = vctx;
@@ -98,6 +103,7 @@ static void add_type_star(const char *s, size_t n, void *vctx)
     tdx_ptrvec_push(c->p->a, &c->v, t);
 }
 
+// A type list item; warp_group_dot joins its operand types with " * ".
 static void add_type(const char *s, size_t n, void *vctx)
 {
     tdx_ir__split_top(s, n, " * ", add_type_star, vctx);
@@ -125,12 +131,14 @@ static tdx_ir_type *type_list(mp *p, const char *s, size_t n, size_t *count)
     return arr;
 }
 
+// The pointer array of a string vector, with its length.
 static const char **strvec_finish(mp *p, tdx_ptrvec *v, size_t *count)
 {
     *count = v->len;
     return (const char **)v->items;
 }
 
+// One result name, without its ":N" group size.
 static void add_result(const char *s, size_t n, void *vctx)
 {
     mp *p = ((void **)vctx)[0];
@@ -216,6 +224,7 @@ typedef struct words_ctx {
     size_t count;
 } words_ctx;
 
+// Collect a top-level word (split_top callback).
 static void add_word(const char *s, size_t n, void *vctx)
 {
     words_ctx *c = vctx;
@@ -246,6 +255,7 @@ typedef struct args_ctx {
     tdx_ptrvec v;
 } args_ctx;
 
+// One function argument: `%name: type {attrs} loc(...)`.
 static void add_arg(const char *s, size_t n, void *vctx)
 {
     args_ctx *c = vctx;
@@ -285,6 +295,7 @@ static void add_arg(const char *s, size_t n, void *vctx)
         tdx_ptrvec_push(c->p->a, &c->v, arg);
 }
 
+// tt.func: its symbol name and arguments.
 static void parse_func(mp *p, tdx_ir_op *op, const char *s, size_t n)
 {
     tdx_ir_func *f = tdx_arena_alloc(p->a, sizeof *f);
@@ -414,6 +425,7 @@ static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
 
 static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth);
 
+// One op: its line, with any regions it opens, then its parts.
 static tdx_ir_op *parse_op(mp *p, tdx_ir_op *parent, int depth)
 {
     if (p->m->ops.len >= MAX_OPS) {
@@ -492,6 +504,7 @@ static tdx_ir_op *parse_op(mp *p, tdx_ir_op *parent, int depth)
     return op;
 }
 
+// Ops of one region (or the top level) up to its closing '}'.
 static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth)
 {
     tdx_ptrvec ops = {0};
@@ -544,6 +557,7 @@ static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth)
     r->nops = ops.len;
 }
 
+// FNV-1a.
 static uint64_t hash_str(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -552,6 +566,7 @@ static uint64_t hash_str(const char *s, size_t n)
     return h;
 }
 
+// Map every result name to the op that defines it.
 static void build_defs(mp *p)
 {
     size_t nres = 0;
@@ -583,6 +598,7 @@ static void build_defs(mp *p)
     p->m->defs = d;
 }
 
+// Look up the op defining a value ("%x#1" looks up "%x").
 const tdx_ir_op *tdx_ir_def(const tdx_ir_module *m, const char *value)
 {
     if (!m || !m->defs || !m->defs->keys || !value)
@@ -601,6 +617,7 @@ const tdx_ir_op *tdx_ir_def(const tdx_ir_module *m, const char *value)
     return NULL;
 }
 
+// An op's attribute by name.
 const tdx_ir_attr *tdx_ir_op_attr(const tdx_ir_op *op, const char *name)
 {
     if (!op)
@@ -611,6 +628,7 @@ const tdx_ir_attr *tdx_ir_op_attr(const tdx_ir_op *op, const char *name)
     return NULL;
 }
 
+// An attribute's integer value ("16 : i32", true/false).
 long long tdx_ir_op_attr_int(const tdx_ir_op *op, const char *name, long long def)
 {
     const tdx_ir_attr *at = tdx_ir_op_attr(op, name);
@@ -624,6 +642,7 @@ long long tdx_ir_op_attr_int(const tdx_ir_op *op, const char *name, long long de
     return tdx_ir__int(at->value, strlen(at->value), &v) ? v : def;
 }
 
+// The type of an op's value: the result type when printed, else the operand type.
 const tdx_ir_type *tdx_ir_op_type(const tdx_ir_op *op)
 {
     if (!op)
@@ -635,6 +654,7 @@ const tdx_ir_type *tdx_ir_op_type(const tdx_ir_op *op)
     return NULL;
 }
 
+// num-warps, num-ctas, threads-per-warp and target from the module's attributes.
 static void module_attrs(tdx_ir_module *m, const tdx_ir_op *op, tdx_arena *a)
 {
     m->attrs = op->attrs;
@@ -653,6 +673,7 @@ static void module_attrs(tdx_ir_module *m, const tdx_ir_op *op, tdx_arena *a)
     }
 }
 
+// Parse, then resolve every op's location and index the value names.
 tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_module **out,
                              tdx_diags *diags)
 {

@@ -32,12 +32,14 @@ typedef struct lp {
     int depth;
 } lp;
 
+// Skip blanks.
 static void ws(lp *p)
 {
     while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t'))
         p->i++;
 }
 
+// Consume w after blanks; 0 when it is not there.
 static int eat(lp *p, const char *w)
 {
     size_t k = strlen(w);
@@ -68,6 +70,7 @@ static const char *str(lp *p)
     return r;
 }
 
+// An integer at the cursor, clamped to a sane range.
 static int num(lp *p, int *out)
 {
     long long v = 0;
@@ -79,6 +82,7 @@ static int num(lp *p, int *out)
     return 1;
 }
 
+// A fresh location node.
 static tdx_ir_locnode *node(lp *p, ln_kind k)
 {
     tdx_ir_locnode *nd = tdx_arena_alloc(p->a, sizeof *nd);
@@ -183,12 +187,14 @@ static tdx_ir_locnode *expr(lp *p)
     return body(p);
 }
 
+// Entry point: one location expression.
 tdx_ir_locnode *tdx_ir__loc_parse(tdx_arena *a, const char *s, size_t n)
 {
     lp p = {a, s, n, 0, 0};
     return expr(&p);
 }
 
+// FNV-1a over an alias name.
 static size_t hash_name(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -206,6 +212,7 @@ static size_t slot(const tdx_ir_loctab *t, const char *name, size_t n)
     return h;
 }
 
+// Add or replace an alias, growing the table at half load.
 void tdx_ir__loc_define(tdx_arena *a, tdx_ir_loctab *t, const char *alias, size_t alen,
                         tdx_ir_locnode *nd)
 {
@@ -237,6 +244,7 @@ void tdx_ir__loc_define(tdx_arena *a, tdx_ir_loctab *t, const char *alias, size_
     t->vals[h] = nd;
 }
 
+// The location an alias names, or NULL.
 static const tdx_ir_locnode *lookup(const tdx_ir_loctab *t, const char *name)
 {
     if (!t->cap)
@@ -248,6 +256,7 @@ static const tdx_ir_locnode *lookup(const tdx_ir_loctab *t, const char *name)
  * be shared or cyclic, so an unbounded walk could be exponential. */
 #define WALK_BUDGET 512
 
+// Append the frames of a location, innermost first, within the budget.
 static void walk(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, tdx_ir_srcloc *out, int depth,
                  int *budget)
 {
@@ -285,6 +294,7 @@ static void walk(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, tdx_ir_srcloc
     }
 }
 
+// Frames of a location and the kernel-file site among them.
 void tdx_ir__loc_resolve(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, const char *kernel_file,
                          tdx_ir_srcloc *out)
 {
@@ -295,7 +305,8 @@ void tdx_ir__loc_resolve(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, const
         return;
     out->site = out->frames[out->nframes - 1];
     for (int i = 0; i < out->nframes; i++) {
-        if (kernel_file && out->frames[i].file && tdx_ir__same_file(out->frames[i].file, kernel_file)) {
+        const char *f = out->frames[i].file;
+        if (kernel_file && f && tdx_ir__same_file(f, kernel_file)) {
             out->site = out->frames[i];
             break;
         }

@@ -23,11 +23,13 @@ typedef struct pp {
     tdx_status st;
 } pp;
 
+// Arena copy of s[0..n).
 static const char *dupn(pp *p, const char *s, size_t n)
 {
     return tdx_arena_strndup(p->a, s, n);
 }
 
+// 1 when the dotted modifier list has m ("shared::cta" counts as "shared").
 static int has_mod(const char *mods, const char *m)
 {
     size_t k = strlen(m);
@@ -68,6 +70,7 @@ static int mod_bits(const char *mods)
     return bits;
 }
 
+// Class, vector width, element bits and copy size of an instruction.
 static void classify(tdx_ir_ptx_insn *in)
 {
     const char *op = in->opcode;
@@ -122,6 +125,7 @@ static void classify(tdx_ir_ptx_insn *in)
 #undef BASE
 }
 
+// One statement: predicate, opcode, modifiers, operands and the current .loc.
 static void add_insn(pp *p, const char *s, size_t n, int ptx_line)
 {
     tdx_ir__trim(&s, &n);
@@ -236,6 +240,7 @@ static void loc_line(pp *p, const char *s, size_t n, const char *comment, size_t
     p->site_file = dupn(p, at, fe);
 }
 
+// `.file N "path"`.
 static void file_line(pp *p, const char *s, size_t n)
 {
     long long idx = 0;
@@ -257,6 +262,7 @@ static void file_line(pp *p, const char *s, size_t n)
     p->files.items[idx] = (void *)dupn(p, q + 1, (size_t)(q2 - q - 1));
 }
 
+// Line by line: directives, .loc/.file, and the statements of code lines.
 tdx_status tdx_ir_ptx_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_ptx **out,
                             tdx_diags *diags)
 {

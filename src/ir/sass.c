@@ -37,6 +37,7 @@ static int access_width(const char *opcode)
     return w;
 }
 
+// 1 for memory opcodes whose width suffix means bits per access.
 static int is_mem(const char *base)
 {
     static const char *const mem[] = {"LDG", "STG", "LDL", "STL", "LDS", "STS", "LD", "ST",
@@ -47,6 +48,7 @@ static int is_mem(const char *base)
     return 0;
 }
 
+// `//## File "path", line N`: the line of what follows.
 static void file_comment(sp *p, const char *s, size_t n)
 {
     const char *q = memchr(s, '"', n);
@@ -69,6 +71,7 @@ static void file_comment(sp *p, const char *s, size_t n)
         p->line = 0;
 }
 
+// One statement: predicate, opcode, modifiers, operands and the current .loc.
 static int add_insn(sp *p, const char *s, size_t n, unsigned addr)
 {
     tdx_ir__trim(&s, &n);
@@ -129,6 +132,7 @@ static int add_insn(sp *p, const char *s, size_t n, unsigned addr)
     return 0;
 }
 
+// Line by line: line comments, instruction lines, the first function label.
 tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_sass **out,
                              tdx_diags *diags)
 {
@@ -178,7 +182,8 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
                 continue; /* an encoding-only line */
             if (add_insn(&p, ins, (size_t)(semi - ins), addr)) {
                 if (diags)
-                    tdx_diags_add(diags, TDX_SEV_ERROR, NULL, lineno, 0, "sass: too many instructions");
+                    tdx_diags_add(diags, TDX_SEV_ERROR, NULL, lineno, 0,
+                                  "sass: too many instructions");
                 *out = x;
                 return TDX_ERR_TOOBIG;
             }
@@ -196,6 +201,7 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
     return TDX_OK;
 }
 
+// Count by base opcode or opcode prefix at a line.
 size_t tdx_ir_sass_count(const tdx_ir_sass *s, int line, const char *base)
 {
     if (!s || !base)

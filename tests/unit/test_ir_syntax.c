@@ -15,6 +15,7 @@
 
 #include "ir/ir.h"
 
+// The nth op with a name, in pre-order.
 static const tdx_ir_op *find_op(const tdx_ir_module *m, const char *name, int nth)
 {
     for (size_t i = 0; i < m->ops.len; i++) {
@@ -57,6 +58,7 @@ static const char MLIR_ODD[] =
     "#loc9 = loc(\"pid\"(callsite(\"helper.py\":1:2 at callsite(\"k.py\":5:5 at \"k.py\":8:8))))\n"
     "{-#\n  dialect_resources: { builtin: { blob: \"0x04\" } }\n#-}\n";
 
+// Aliases after use, call sites, fused locations, generic ops, every layout kind.
 static void mlir_odd_syntax(void **state)
 {
     (void)state;
@@ -152,6 +154,7 @@ static void mlir_odd_syntax(void **state)
     tdx_arena_free(&a);
 }
 
+// Parse text with a throwaway arena; the module must exist even on error.
 static tdx_status parse_text(const char *text, size_t len, tdx_diags *d)
 {
     tdx_arena a;
@@ -163,6 +166,7 @@ static tdx_status parse_text(const char *text, size_t len, tdx_diags *d)
     return st;
 }
 
+// Errors are values: unterminated regions, deep nesting, garbage, cycles.
 static void mlir_malformed(void **state)
 {
     (void)state;
@@ -214,6 +218,7 @@ static const char PTX[] =
     "\t.file\t1 \"/abs/k.py\"\n\t.file\t2 \"triton/language/standard.py\", 0, 0\n"
     "\t.section\t.debug_info\n\t{\n.b8 1\n.b32 .debug_abbrev\n\t}\n";
 
+// Predicates, inline-asm blocks, inlined-at comments, classes, the file table.
 static void ptx_parse(void **state)
 {
     (void)state;
@@ -286,6 +291,7 @@ static const char SASS_CUOBJDUMP[] =
     "                                                                           /* 0x000ea2000c1e1900 */\n"
     "        /*0020*/                   EXIT ;                                  /* 0x000000000000794d */\n";
 
+// nvdisasm with line comments and cuobjdump with encodings.
 static void sass_parse(void **state)
 {
     (void)state;
@@ -334,6 +340,7 @@ static const char PTXAS[] =
     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
     "ptxas info    : Used 40 registers, 16384 bytes smem, 400 bytes cmem[0]\n";
 
+// Two functions, warnings, smem and cmem, figures in any order.
 static void ptxas_parse(void **state)
 {
     (void)state;
@@ -398,6 +405,7 @@ static void join_without_ptx(void **state)
     tdx_ir_kernel_free(&k);
 }
 
+// Queries and JSON on real fixtures; a missing folder is an error.
 static void queries_on_fixture(void **state)
 {
     (void)state;
