@@ -28,9 +28,50 @@ typedef struct mp {
     tdx_ir_loctab locs;
     tdx_ptrvec opnodes; /* tdx_ir_locnode* parallel to m->ops */
     tdx_diags *d;
-    tdx_buf head;
     tdx_status st;
+    /* Parsed types by their text: a kernel spells the same few types
+     * thousands of times. Open addressing, cap a power of two. */
+    const tdx_ir_type **types;
+    size_t ntypes, captypes;
 } mp;
+
+static uint64_t hash_str(const char *s, size_t n);
+
+// A parsed type for text s[0..n), from the cache or parsed and cached.
+static const tdx_ir_type *type_cached(mp *p, const char *s, size_t n)
+{
+    if ((p->ntypes + 1) * 2 > p->captypes) {
+        size_t cap = p->captypes ? p->captypes * 2 : 256;
+        const tdx_ir_type **arr = tdx_arena_alloc(p->a, cap * sizeof *arr);
+        if (!arr)
+            return NULL;
+        for (size_t i = 0; i < p->captypes; i++)
+            if (p->types[i]) {
+                const char *t = p->types[i]->text;
+                size_t h = hash_str(t, strlen(t)) & (cap - 1);
+                while (arr[h])
+                    h = (h + 1) & (cap - 1);
+                arr[h] = p->types[i];
+            }
+        p->types = arr;
+        p->captypes = cap;
+    }
+    size_t h = hash_str(s, n) & (p->captypes - 1);
+    for (; p->types[h]; h = (h + 1) & (p->captypes - 1)) {
+        const char *t = p->types[h]->text;
+        if (strncmp(t, s, n) == 0 && t[n] == 0)
+            return p->types[h];
+    }
+    tdx_ir_type *t = tdx_arena_alloc(p->a, sizeof *t);
+    if (!t)
+        return NULL;
+    tdx_ir_type_parse(p->a, s, n, p->m, t);
+    if (!t->text || strlen(t->text) != n) /* NUL inside: do not cache */
+        return t;
+    p->types[h] = t;
+    p->ntypes++;
+    return t;
+}
 
 // Record the first error, with a diagnostic at the current IR line.
 static void fail(mp *p, tdx_status st, const char *msg)
@@ -96,11 +137,9 @@ typedef struct types_ctx {
 static void add_type_star(const char *s, size_t n, void *vctx)
 {
     types_ctx *c = vctx;
-    tdx_ir_type *t = tdx_arena_alloc(c->p->a, sizeof *t);
-    if (!t)
-        return;
-    tdx_ir_type_parse(c->p->a, s, n, c->p->m, t);
-    tdx_ptrvec_push(c->p->a, &c->v, t);
+    const tdx_ir_type *t = type_cached(c->p, s, n);
+    if (t)
+        tdx_ptrvec_push(c->p->a, &c->v, (void *)t);
 }
 
 // A type list item; warp_group_dot joins its operand types with " * ".
