@@ -221,7 +221,8 @@ typedef struct tdx_ir_ptx_insn {
     int file;             /* .file index, 0 when no .loc yet */
     int line, col;        /* from .loc, 0 when none */
     int site_line, site_col; /* outermost inlined-at frame (`@[ f:l:c ]`), else line/col */
-    const char *site_file;   /* base name from that comment, may be NULL */
+    const char *site_file;   /* file of that frame (a base name in comments), may be NULL */
+    int site_file_idx;       /* .file index of an `inlined_at F L C`, 0 when none */
     int ptx_line;         /* 1-based line in the PTX text */
 } tdx_ir_ptx_insn;
 

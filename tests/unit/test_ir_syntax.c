@@ -214,6 +214,8 @@ static const char PTX[] =
     "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};\n"
     "\tbar.sync \t0;\n"
     "$L__BB0_1:\n"
+    "\t.loc\t2 11 4, function_name $L__info_string1, inlined_at 1 30 7\n"
+    "\tadd.s32 %r1, %r2, %r3;\n"
     "\tret;\n}\n"
     "\t.file\t1 \"/abs/k.py\"\n\t.file\t2 \"triton/language/standard.py\", 0, 0\n"
     "\t.section\t.debug_info\n\t{\n.b8 1\n.b32 .debug_abbrev\n\t}\n";
@@ -233,7 +235,7 @@ static void ptx_parse(void **state)
     assert_int_equal(x->nfiles, 3);
     assert_string_equal(x->files[1], "/abs/k.py");
     assert_string_equal(x->files[2], "triton/language/standard.py");
-    assert_int_equal(x->ninsns, 13);
+    assert_int_equal(x->ninsns, 14);
     const tdx_ir_ptx_insn *in = x->insns;
     assert_string_equal(in[0].opcode, "ld.global.v4.b32");
     assert_int_equal(in[0].cls, TDX_PTX_LD_GLOBAL);
@@ -261,7 +263,12 @@ static void ptx_parse(void **state)
     assert_int_equal(in[9].cls, TDX_PTX_WGMMA);
     assert_int_equal(in[10].cls, TDX_PTX_MMA);
     assert_int_equal(in[11].cls, TDX_PTX_BAR);
-    assert_string_equal(in[12].opcode, "ret");
+    assert_string_equal(in[12].opcode, "add.s32");
+    assert_int_equal(in[12].line, 11);
+    assert_int_equal(in[12].site_line, 30); /* from inlined_at, no comment */
+    assert_int_equal(in[12].site_col, 7);
+    assert_string_equal(in[12].site_file, "/abs/k.py");
+    assert_string_equal(in[13].opcode, "ret");
     tdx_diags_free(&d);
     tdx_arena_free(&a);
 }
