@@ -206,6 +206,8 @@ typedef enum tdx_ir_ptx_class {
     TDX_PTX_ATOM,
     TDX_PTX_LDMATRIX,
     TDX_PTX_STMATRIX,
+    TDX_PTX_SHFL,          /* shfl.sync: data moved between lanes */
+    TDX_PTX_NCLASSES
 } tdx_ir_ptx_class;
 
 typedef struct tdx_ir_ptx_insn {
@@ -321,6 +323,7 @@ typedef struct tdx_ir_cvt {
     const tdx_ir_layout *src, *dst;
     int smem;        /* 1 goes through shared memory, 0 not, -1 unknown */
     int smem_by_ptx; /* decided by PTX shared accesses at its location */
+    int shuffles;    /* shfl.sync at its location (lanes exchange in registers) */
 } tdx_ir_cvt;
 
 typedef struct tdx_ir_dot {

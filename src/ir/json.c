@@ -107,6 +107,7 @@ json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k)
         set_str(o, "src", c->src ? c->src->text : NULL);
         set_str(o, "dst", c->dst ? c->dst->text : NULL);
         set_int(o, "smem", c->smem);
+        set_int(o, "shuffles", c->shuffles);
         set_str(o, "decided_by", c->smem_by_ptx ? "ptx" : "layout");
         json_array_append_new(recs, o);
     }

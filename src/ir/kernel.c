@@ -180,7 +180,7 @@ static void range(const ent *e, size_t n, int line, size_t *lo, size_t *hi)
 typedef struct ptx_match {
     int count, pred, bits, bytes;
     int vec_hist[9];
-    int cls_count[TDX_PTX_STMATRIX + 1];
+    int cls_count[TDX_PTX_NCLASSES];
     char mods[128];
 } ptx_match;
 
@@ -397,16 +397,20 @@ static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         /* A conversion through shared memory stores and loads shared memory
          * at its own location (ConvertLayoutOpToLLVM). */
         static const tdx_ir_ptx_class sh[] = {TDX_PTX_ST_SHARED, TDX_PTX_LD_SHARED,
-                                              TDX_PTX_STMATRIX, TDX_PTX_LDMATRIX};
+                                              TDX_PTX_STMATRIX, TDX_PTX_LDMATRIX, TDX_PTX_SHFL};
         ptx_match m;
         /* Only its own column: a reduction on the same line also uses
          * shared memory. */
-        ptx_at(k, r->loc.site.line, r->loc.site.col, 0, sh, 4, &m);
-        r->smem = m.count > 0;
+        ptx_at(k, r->loc.site.line, r->loc.site.col, 0, sh, 5, &m);
+        r->shuffles = m.cls_count[TDX_PTX_SHFL];
+        r->smem = m.count > r->shuffles;
         r->smem_by_ptx = 1;
     } else if (r->src && r->dst) {
-        /* Without PTX: blocked→blocked with the same warps and order can move
-         * data within a warp (shuffles); other pairs go through shared memory. */
+        /* Without PTX, from the layouts: a different order or warp split
+         * moves data across warps, which only shared memory can do. A change
+         * of lanes or registers within the same warps stays in registers:
+         * Triton 3.6 lowers it to warp shuffles (the dot_fp32_ieee fixture:
+         * blocked [2,16] → [4,8] lanes, 8 shfl.sync and no shared access). */
         int td;
         if (r->src->kind == TDX_IR_LAYOUT_BLOCKED && r->dst->kind == TDX_IR_LAYOUT_BLOCKED &&
             same_blocked(r->src, r->dst, &td))

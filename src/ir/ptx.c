@@ -122,6 +122,8 @@ static void classify(tdx_ir_ptx_insn *in)
         in->cls = TDX_PTX_LDMATRIX;
     } else if (BASE("stmatrix")) {
         in->cls = TDX_PTX_STMATRIX;
+    } else if (BASE("shfl")) {
+        in->cls = TDX_PTX_SHFL;
     }
 #undef BASE
 }

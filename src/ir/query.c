@@ -132,8 +132,9 @@ tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b)
     }
     for (size_t i = 0; i < k->ncvts && !st; i++) {
         const tdx_ir_cvt *r = &k->cvts[i];
-        st = tdx_buf_printf(b, "cvt line=%d col=%d src=%s dst=%s smem=%d by=%s\n", r->loc.site.line,
-                            r->loc.site.col, layout_name(r->src), layout_name(r->dst), r->smem,
+        st = tdx_buf_printf(b, "cvt line=%d col=%d src=%s dst=%s smem=%d shfl=%d by=%s\n",
+                            r->loc.site.line, r->loc.site.col, layout_name(r->src),
+                            layout_name(r->dst), r->smem, r->shuffles,
                             r->smem_by_ptx ? "ptx" : "layout");
     }
     for (size_t i = 0; i < k->ndots && !st; i++) {

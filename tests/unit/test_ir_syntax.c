@@ -401,13 +401,13 @@ static void join_without_ptx(void **state)
     assert_int_equal(k.mems[0].contig, 4);
     assert_int_equal(k.mems[0].ptx_vec, 0); /* no PTX to tell */
     assert_int_equal(k.ncvts, 2);
-    assert_int_equal(k.cvts[0].smem, 0); /* same warps and order: within a warp */
+    assert_int_equal(k.cvts[0].smem, 0); /* same warps and order: warp shuffles */
     assert_int_equal(k.cvts[1].smem, 1); /* order and warps differ */
     assert_int_equal(k.cvts[1].smem_by_ptx, 0);
     tdx_buf b;
     tdx_buf_init(&b, 0);
     assert_int_equal(tdx_ir_kernel_dump(&k, &b), TDX_OK);
-    assert_non_null(strstr(tdx_buf_str(&b), "cvt line=5 col=1 src=blocked dst=blocked smem=1 by=layout"));
+    assert_non_null(strstr(tdx_buf_str(&b), "cvt line=5 col=1 src=blocked dst=blocked smem=1 shfl=0 by=layout"));
     tdx_buf_free(&b);
     tdx_ir_kernel_free(&k);
 }
