@@ -578,7 +578,12 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
         k->threads_per_warp = m->threads_per_warp;
         k->num_ctas = m->num_ctas;
         k->file = m->kernel_file;
-        if (m->funcs.len)
+        for (size_t i = 0; i < m->funcs.len && !k->name; i++) {
+            const tdx_ir_func *f = m->funcs.items[i];
+            if (f->op && f->op->text && strstr(f->op->text, "tt.func public"))
+                k->name = f->name;
+        }
+        if (!k->name && m->funcs.len)
             k->name = ((tdx_ir_func *)m->funcs.items[0])->name;
     }
     if (!k->name && k->ptx)

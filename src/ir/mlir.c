@@ -737,12 +737,16 @@ tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx
             break;
         }
     }
-    /* The kernel's own file is where its first function is. */
-    for (size_t i = 0; i < m->ops.len && !m->kernel_file; i++) {
-        const tdx_ir_op *op = m->ops.items[i];
-        if (op->name && strcmp(op->name, "tt.func") == 0) {
+    /* The kernel's own file is where its public function is (noinline
+     * helpers are private and may be printed first); else the first one. */
+    for (size_t i = 0; i < 2 * m->ops.len && !m->kernel_file; i++) {
+        const tdx_ir_op *op = m->ops.items[i % m->ops.len];
+        int want_public = i < m->ops.len;
+        if (op->name && strcmp(op->name, "tt.func") == 0 &&
+            (!want_public || (op->text && strstr(op->text, "tt.func public")))) {
             tdx_ir_srcloc sl;
-            tdx_ir__loc_resolve(&p.locs, i < p.opnodes.len ? p.opnodes.items[i] : NULL, NULL, &sl);
+            size_t j = i % m->ops.len;
+            tdx_ir__loc_resolve(&p.locs, j < p.opnodes.len ? p.opnodes.items[j] : NULL, NULL, &sl);
             if (sl.nframes)
                 m->kernel_file = sl.frames[0].file;
         }

@@ -413,6 +413,38 @@ static void join_without_ptx(void **state)
 }
 
 // Queries and JSON on real fixtures; a missing folder is an error.
+// A noinline helper printed before the kernel: the public function names
+// the kernel and its file.
+static void public_function_is_the_kernel(void **state)
+{
+    (void)state;
+    static const char ttir[] =
+        "module {\n"
+        "  tt.func private @helper(%x: f32 loc(\"lib.py\":2:0)) -> f32 attributes {noinline = true} {\n"
+        "    tt.return %x : f32 loc(\"lib.py\":3:4)\n"
+        "  } loc(\"lib.py\":1:0)\n"
+        "  tt.func public @kern(%p: !tt.ptr<f32>) attributes {noinline = false} {\n"
+        "    %v = tt.load %p : !tt.ptr<f32> loc(\"k.py\":5:8)\n"
+        "    %w = tt.call @helper(%v) : (f32) -> f32 loc(callsite(\"lib.py\":3:4 at \"k.py\":6:8))\n"
+        "    tt.return loc(\"k.py\":7:4)\n"
+        "  } loc(\"k.py\":4:0)\n"
+        "}\n";
+    tdx_ir_kernel k;
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_add(&k, TDX_IR_TTIR, ttir, sizeof ttir - 1, NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_join(&k, NULL), TDX_OK);
+    assert_string_equal(k.name, "kern");
+    assert_string_equal(k.file, "k.py");
+    assert_int_equal(k.ttir->funcs.len, 2);
+    assert_int_equal(k.nmems, 1);
+    assert_int_equal(k.mems[0].loc.site.line, 5);
+    assert_int_equal(k.mems[0].elem_bits, 32);
+    assert_int_equal(k.mems[0].masked, 0);
+    const tdx_ir_op *call = find_op(k.ttir, "tt.call", 0);
+    assert_int_equal(call->loc.site.line, 6);
+    tdx_ir_kernel_free(&k);
+}
+
 static void queries_on_fixture(void **state)
 {
     (void)state;
@@ -472,7 +504,7 @@ int main(void)
         cmocka_unit_test(mlir_odd_syntax),  cmocka_unit_test(mlir_malformed),
         cmocka_unit_test(ptx_parse),        cmocka_unit_test(sass_parse),
         cmocka_unit_test(ptxas_parse),      cmocka_unit_test(join_without_ptx),
-        cmocka_unit_test(queries_on_fixture),
+        cmocka_unit_test(public_function_is_the_kernel), cmocka_unit_test(queries_on_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
