@@ -406,6 +406,15 @@ const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line);
 /* SASS instructions at a source line (0 = all) with that base opcode. */
 size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *base);
 
+/* The SASS opcodes at a source line as (base opcode, count), most frequent
+ * first (ties by name); returns how many distinct bases there are and
+ * stores up to max of them. line 0 counts the whole kernel. */
+typedef struct tdx_ir_opcount {
+    const char *base;
+    int count;
+} tdx_ir_opcount;
+size_t tdx_ir_kernel_sass_hist(const tdx_ir_kernel *k, int line, tdx_ir_opcount *out, size_t max);
+
 /* Render the records, one per line, in the format of tests/data/ir/ * /expected.txt
  * (`load line=19 vec=4 ...`), for reports and tests. */
 tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *out);

@@ -1,6 +1,7 @@
 /* Queries on a joined kernel, and the one-record-per-line rendering used by
  * reports and by the fixture tests (tests/data/ir/<case>/expected.txt). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir_int.h"
@@ -82,6 +83,53 @@ const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line)
 size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *base)
 {
     return tdx_ir_sass_count(k->sass, line, base);
+}
+
+// Most frequent first, then by name.
+static int cmp_opcount(const void *a, const void *b)
+{
+    const tdx_ir_opcount *x = a, *y = b;
+    if (x->count != y->count)
+        return y->count - x->count;
+    return strcmp(x->base, y->base);
+}
+
+// Opcode histogram at a line (see ir.h); distinct bases are few, so a
+// linear table is enough.
+size_t tdx_ir_kernel_sass_hist(const tdx_ir_kernel *k, int line, tdx_ir_opcount *out, size_t max)
+{
+    if (!k->sass)
+        return 0;
+    size_t cap = 64, n = 0;
+    tdx_ir_opcount *t = malloc(cap * sizeof *t);
+    if (!t)
+        return 0;
+    for (size_t i = 0; i < k->sass->ninsns; i++) {
+        const tdx_ir_sass_insn *in = &k->sass->insns[i];
+        if (line && in->line != line)
+            continue;
+        size_t j = 0;
+        while (j < n && strcmp(t[j].base, in->base) != 0)
+            j++;
+        if (j == n) {
+            if (n == cap) {
+                tdx_ir_opcount *g = realloc(t, 2 * cap * sizeof *t);
+                if (!g)
+                    break;
+                t = g;
+                cap *= 2;
+            }
+            t[n].base = in->base;
+            t[n].count = 0;
+            n++;
+        }
+        t[j].count++;
+    }
+    qsort(t, n, sizeof *t, cmp_opcount);
+    for (size_t i = 0; out && i < n && i < max; i++)
+        out[i] = t[i];
+    free(t);
+    return n;
 }
 
 // "-" for a missing string.

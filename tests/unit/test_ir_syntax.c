@@ -487,6 +487,13 @@ static void queries_on_fixture(void **state)
     assert_true(loop->pipelined);
     assert_int_equal(loop->bufs, 3);
     assert_true(tdx_ir_kernel_sass_count(&k, 0, "HGMMA") >= 1);
+    tdx_ir_opcount h[8];
+    size_t nh = tdx_ir_kernel_sass_hist(&k, 20, h, 8);
+    assert_true(nh >= 1);
+    assert_string_equal(h[0].base, "LDGSTS"); /* the a tile's async copies dominate line 20 */
+    assert_int_equal(h[0].count, (int)tdx_ir_kernel_sass_count(&k, 20, "LDGSTS"));
+    for (size_t i = 1; i < (nh < 8 ? nh : 8); i++)
+        assert_true(h[i - 1].count >= h[i].count);
     tdx_ir_kernel_free(&k);
 
     tdx_ir_kernel_init(&k);
