@@ -445,6 +445,57 @@ static void public_function_is_the_kernel(void **state)
     tdx_ir_kernel_free(&k);
 }
 
+// Regions of real TTGIR: tt.reduce's combiner, scf.if's two branches,
+// scf.while's before/after regions, scf.for's body.
+static void regions_on_fixtures(void **state)
+{
+    (void)state;
+    tdx_ir_kernel k;
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_load_dir(&k, TDX_TEST_DATA "/ir/colsum", NULL), TDX_OK);
+    const tdx_ir_op *red = find_op(k.ttgir, "tt.reduce", 0);
+    assert_non_null(red);
+    assert_int_equal(red->nregions, 1);
+    assert_int_equal(red->regions[0].nops, 2);
+    assert_string_equal(red->regions[0].ops[0]->name, "arith.addf");
+    assert_string_equal(red->regions[0].ops[1]->name, "tt.reduce.return");
+    assert_int_equal(tdx_ir_op_attr_int(red, "axis", -1), 0);
+    assert_int_equal(red->loc.site.line, 42);      /* the tl.sum call */
+    assert_string_equal(red->loc.frames[0].file, "triton/language/standard.py");
+    tdx_ir_kernel_free(&k);
+
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_load_dir(&k, TDX_TEST_DATA "/ir/branch_while", NULL), TDX_OK);
+    const tdx_ir_op *ifop = find_op(k.ttgir, "scf.if", 0);
+    assert_int_equal(ifop->nregions, 2);
+    assert_string_equal(ifop->regions[0].ops[0]->name, "arith.mulf");
+    assert_string_equal(ifop->regions[1].ops[0]->name, "arith.subf");
+    const tdx_ir_op *wh = find_op(k.ttgir, "scf.while", 0);
+    assert_int_equal(wh->nregions, 2);
+    assert_string_equal(wh->regions[0].ops[wh->regions[0].nops - 1]->name, "scf.condition");
+    assert_string_equal(wh->regions[1].ops[wh->regions[1].nops - 1]->name, "scf.yield");
+    assert_int_equal(wh->nout, 2);
+    tdx_ir_kernel_free(&k);
+
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_load_dir(&k, TDX_TEST_DATA "/ir/dot_fp16_wgmma_s3", NULL), TDX_OK);
+    const tdx_ir_op *loop = find_op(k.ttgir, "scf.for", 0);
+    assert_int_equal(loop->nregions, 1);
+    assert_int_equal(loop->nout, 9); /* %acc_50:9 */
+    assert_int_equal(loop->nresults, 1);
+    assert_string_equal(loop->results[0], "%acc_50");
+    const tdx_ir_op *wgd = find_op(k.ttgir, "ttng.warp_group_dot", 0);
+    assert_ptr_equal(wgd->parent, loop);
+    assert_int_equal(wgd->nin, 2); /* A * B */
+    assert_int_equal(wgd->in_types[0].kind, TDX_IR_TYPE_MEMDESC);
+    assert_int_equal(wgd->out_types[0].layout->kind, TDX_IR_LAYOUT_NVIDIA_MMA);
+    assert_int_equal(wgd->out_types[0].layout->instr_shape[1], 128);
+    const tdx_ir_func *f = k.ttgir->funcs.items[0];
+    assert_int_equal(f->nargs, 9);
+    assert_int_equal(f->args[0].divisibility, 16);
+    tdx_ir_kernel_free(&k);
+}
+
 static void queries_on_fixture(void **state)
 {
     (void)state;
@@ -511,7 +562,8 @@ int main(void)
         cmocka_unit_test(mlir_odd_syntax),  cmocka_unit_test(mlir_malformed),
         cmocka_unit_test(ptx_parse),        cmocka_unit_test(sass_parse),
         cmocka_unit_test(ptxas_parse),      cmocka_unit_test(join_without_ptx),
-        cmocka_unit_test(public_function_is_the_kernel), cmocka_unit_test(queries_on_fixture),
+        cmocka_unit_test(public_function_is_the_kernel), cmocka_unit_test(regions_on_fixtures),
+        cmocka_unit_test(queries_on_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
