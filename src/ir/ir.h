@@ -390,6 +390,11 @@ void tdx_ir_kernel_free(tdx_ir_kernel *k);
 /* Parse one stage's text into k (replacing an earlier one of that stage). */
 tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *text, size_t len,
                              tdx_diags *diags);
+/* Which stage a text is, from its content (the first 64 KiB): PTX has
+ * `.version`/`.entry`, SASS has hexadecimal instruction addresses in
+ * comments, a ptxas log says "ptxas", MLIR has `tt.func` (TTGIR when it
+ * mentions `ttg.` layouts or attributes). TDX_IR_NSTAGES when none fits. */
+tdx_ir_stage tdx_ir_guess_stage(const char *text, size_t len);
 /* Read dir/k.ttir, k.ttgir, k.ptx, k.sass, k.ptxas.txt (missing files are
  * skipped; at least TTGIR or PTX must be there) and join them. */
 tdx_status tdx_ir_kernel_load_dir(tdx_ir_kernel *k, const char *dir, tdx_diags *diags);

@@ -55,6 +55,34 @@ tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *t
     return st;
 }
 
+// 1 when needle occurs in s[0..n).
+static int has(const char *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (const char *p = s; n >= k && (p = memchr(p, needle[0], (size_t)(s + n - p - (k - 1))));
+         p++)
+        if (memcmp(p, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+// Guess a stage from its content (see ir.h).
+tdx_ir_stage tdx_ir_guess_stage(const char *text, size_t len)
+{
+    size_t n = len < 65536 ? len : 65536;
+    if (!text)
+        return TDX_IR_NSTAGES;
+    if (has(text, n, "tt.func"))
+        return has(text, n, "ttg.") || has(text, n, "triton_gpu.") ? TDX_IR_TTGIR : TDX_IR_TTIR;
+    if (has(text, n, ".version") && (has(text, n, ".entry") || has(text, n, ".target")))
+        return TDX_IR_PTX;
+    if (has(text, n, "ptxas"))
+        return TDX_IR_PTXAS;
+    if (has(text, n, "/*0000*/") || has(text, n, "//## File") || has(text, n, "Function : "))
+        return TDX_IR_SASS;
+    return TDX_IR_NSTAGES;
+}
+
 // Read a fixture-style folder of stage files and join them.
 tdx_status tdx_ir_kernel_load_dir(tdx_ir_kernel *k, const char *dir, tdx_diags *diags)
 {

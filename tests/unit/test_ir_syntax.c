@@ -509,6 +509,15 @@ static void queries_on_fixture(void **state)
     assert_int_equal(tdx_ir_kernel_loads_at(&k, 20, NULL, 0), 0);
     assert_int_equal(tdx_ir_kernel_sass_count(&k, 18, "LDG"), 2);
     assert_null(tdx_ir_kernel_dot_at(&k, 18));
+    assert_int_equal(tdx_ir_guess_stage(MLIR_ODD, sizeof MLIR_ODD - 1), TDX_IR_TTGIR);
+    assert_int_equal(tdx_ir_guess_stage(PTX, sizeof PTX - 1), TDX_IR_PTX);
+    assert_int_equal(tdx_ir_guess_stage(SASS_NVDISASM, sizeof SASS_NVDISASM - 1), TDX_IR_SASS);
+    assert_int_equal(tdx_ir_guess_stage(SASS_CUOBJDUMP, sizeof SASS_CUOBJDUMP - 1), TDX_IR_SASS);
+    assert_int_equal(tdx_ir_guess_stage(PTXAS, sizeof PTXAS - 1), TDX_IR_PTXAS);
+    static const char ttir[] = "module {\n  tt.func public @f() {\n    tt.return\n  }\n}\n";
+    assert_int_equal(tdx_ir_guess_stage(ttir, sizeof ttir - 1), TDX_IR_TTIR);
+    assert_int_equal(tdx_ir_guess_stage("hello", 5), TDX_IR_NSTAGES);
+    assert_int_equal(tdx_ir_guess_stage("ptx", 2), TDX_IR_NSTAGES);
     json_t *j = tdx_ir_kernel_to_json(&k);
     assert_non_null(j);
     assert_string_equal(json_string_value(json_object_get(j, "name")), "add_kernel");
