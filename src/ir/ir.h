@@ -303,14 +303,17 @@ typedef struct tdx_ir_mem {
     int is_store, is_async, is_tma;
     tdx_ir_srcloc loc;
     int elem_bits;        /* element of the pointee */
-    int contig;           /* TTGIR layout: elements per thread along order[0] */
+    int contig;           /* TTGIR layout: elements per thread along order[0];
+                           * cp.async copies: their contiguity attribute */
     int masked;           /* a mask operand */
     const char *cache, *evict; /* TTGIR attributes, NULL when absent */
     /* PTX at the same source line and column (line only when no column
      * matches): */
     int ptx_count;        /* instructions */
-    int ptx_vec;          /* most frequent .vN (1 scalar), 0 none found */
-    int ptx_bits;         /* bits per access of those: vec * element bits */
+    int ptx_vec;          /* most frequent .vN (1 scalar), 0 none found; elements
+                           * per access are ptx_bits / elem_bits */
+    int ptx_bits;         /* bits per access: vec * element bits (cp.async: its
+                           * copy size; TMA: 0) */
     int ptx_pred;         /* any predicated */
     const char *ptx_mods; /* cache / eviction modifiers seen, "" when none */
     /* SASS at the same source line: */
