@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <stdio.h>
 
+#include "base/file.h"
 #include "ir/ir.h"
 
 // The nth op with a name, in pre-order.
@@ -496,6 +498,49 @@ static void regions_on_fixtures(void **state)
     tdx_ir_kernel_free(&k);
 }
 
+// Text with CRLF line ends (a file that went through Windows) parses to the
+// same records.
+static void crlf_same_records(void **state)
+{
+    (void)state;
+    static const char *const files[TDX_IR_NSTAGES] = {"k.ttir", "k.ttgir", "k.ptx", "k.sass",
+                                                      "k.ptxas.txt"};
+    tdx_ir_kernel a, b;
+    tdx_ir_kernel_init(&a);
+    tdx_ir_kernel_init(&b);
+    for (int st = 0; st < TDX_IR_NSTAGES; st++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/ir/colsum/%s", TDX_TEST_DATA, files[st]);
+        char *text = NULL;
+        size_t len = 0;
+        assert_int_equal(tdx_file_read(path, TDX_IR_MAX_INPUT, &text, &len), TDX_OK);
+        char *crlf = malloc(2 * len + 1);
+        size_t n = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (text[i] == '\n')
+                crlf[n++] = '\r';
+            crlf[n++] = text[i];
+        }
+        assert_int_equal(tdx_ir_kernel_add(&a, (tdx_ir_stage)st, text, len, NULL), TDX_OK);
+        assert_int_equal(tdx_ir_kernel_add(&b, (tdx_ir_stage)st, crlf, n, NULL), TDX_OK);
+        free(text);
+        free(crlf);
+    }
+    assert_int_equal(tdx_ir_kernel_join(&a, NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_join(&b, NULL), TDX_OK);
+    tdx_buf da, db;
+    tdx_buf_init(&da, 0);
+    tdx_buf_init(&db, 0);
+    assert_int_equal(tdx_ir_kernel_dump(&a, &da), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_dump(&b, &db), TDX_OK);
+    assert_true(da.len > 100);
+    assert_string_equal(tdx_buf_str(&da), tdx_buf_str(&db));
+    tdx_buf_free(&da);
+    tdx_buf_free(&db);
+    tdx_ir_kernel_free(&a);
+    tdx_ir_kernel_free(&b);
+}
+
 static void queries_on_fixture(void **state)
 {
     (void)state;
@@ -572,7 +617,7 @@ int main(void)
         cmocka_unit_test(ptx_parse),        cmocka_unit_test(sass_parse),
         cmocka_unit_test(ptxas_parse),      cmocka_unit_test(join_without_ptx),
         cmocka_unit_test(public_function_is_the_kernel), cmocka_unit_test(regions_on_fixtures),
-        cmocka_unit_test(queries_on_fixture),
+        cmocka_unit_test(crlf_same_records),     cmocka_unit_test(queries_on_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
