@@ -190,10 +190,13 @@ int main(void)
     while ((e = readdir(dp)) && n < 256) {
         if (e->d_name[0] == '.' || strcmp(e->d_name, "kernels") == 0)
             continue;
-        char p[4096];
+        /* A case is a folder with the meta.json gen.py writes (so that a
+         * stray __pycache__ is not one); its expected.txt must exist. */
+        char p[4096], meta[4200];
         struct stat sb;
         snprintf(p, sizeof p, "%s/%s", root, e->d_name);
-        if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+        snprintf(meta, sizeof meta, "%s/meta.json", p);
+        if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && stat(meta, &sb) == 0)
             dirs[n++] = strdup(p);
     }
     closedir(dp);
