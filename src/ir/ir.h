@@ -337,6 +337,7 @@ typedef struct tdx_ir_dot {
     const char *a_elem;       /* "f16", "f32" */
     const char *precision;    /* inputPrecision attribute, NULL = default (ieee printed as none) */
     tdx_ir_dot_path ptx_path; /* from PTX at the same line, UNKNOWN when no PTX */
+    const char *ptx_shape;    /* "m64n128k16" from the wgmma/mma opcode, NULL otherwise */
     int ptx_count, sass_count; /* wgmma/mma/fma instructions; HGMMA/HMMA/FFMA */
 } tdx_ir_dot;
 

@@ -209,6 +209,7 @@ typedef struct ptx_match {
     int count, pred, bits, bytes;
     int vec_hist[9];
     int cls_count[TDX_PTX_NCLASSES];
+    const char *first[TDX_PTX_NCLASSES]; /* opcode of the first match per class */
     char mods[128];
 } ptx_match;
 
@@ -276,7 +277,8 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, int widen,
             if (!ok || (want_col && k->index->ptx[e].col != want_col))
                 continue;
             m->count++;
-            m->cls_count[in->cls]++;
+            if (!m->cls_count[in->cls]++)
+                m->first[in->cls] = in->opcode;
             m->pred |= in->pred != NULL;
             m->vec_hist[in->vec <= 8 ? in->vec : 8]++;
             if (!m->bits || in->bits)
@@ -495,6 +497,18 @@ static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     } else if (m.cls_count[TDX_PTX_FMA_F32]) {
         r->ptx_path = TDX_IR_DOT_FMA;
         r->ptx_count = m.cls_count[TDX_PTX_FMA_F32];
+    }
+    /* The instruction shape PTX spells: ".m64n128k16". */
+    const char *opc = r->ptx_path == TDX_IR_DOT_WGMMA ? m.first[TDX_PTX_WGMMA]
+                      : r->ptx_path == TDX_IR_DOT_MMA ? m.first[TDX_PTX_MMA]
+                                                      : NULL;
+    for (const char *d = opc ? strchr(opc, '.') : NULL; d; d = strchr(d + 1, '.')) {
+        size_t n = strcspn(d + 1, ".");
+        if (n >= 5 && d[1] == 'm' && d[2] >= '0' && d[2] <= '9' && memchr(d + 1, 'n', n) &&
+            memchr(d + 1, 'k', n)) {
+            r->ptx_shape = tdx_arena_strndup(&k->arena, d + 1, n);
+            break;
+        }
     }
     static const char *const sb[] = {"HGMMA", "HMMA", "FFMA"};
     const char *const *pick = r->ptx_path == TDX_IR_DOT_WGMMA ? sb

@@ -193,11 +193,12 @@ tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b)
         else if (r->ninstr == 2)
             snprintf(instr, sizeof instr, "%dx%d", r->instr[0], r->instr[1]);
         st = tdx_buf_printf(b,
-                            "dot line=%d col=%d path=%s instr=%s a=%s prec=%s ptx=%s n=%d "
-                            "sass=%d\n",
+                            "dot line=%d col=%d path=%s instr=%s a=%s prec=%s ptx=%s pshape=%s "
+                            "n=%d sass=%d\n",
                             r->loc.site.line, r->loc.site.col, tdx_ir_dot_path_str(r->path), instr,
                             or_dash(r->a_elem), or_dash(r->precision),
-                            tdx_ir_dot_path_str(r->ptx_path), r->ptx_count, r->sass_count);
+                            tdx_ir_dot_path_str(r->ptx_path), or_dash(r->ptx_shape), r->ptx_count,
+                            r->sass_count);
     }
     for (size_t i = 0; i < k->nloops && !st; i++) {
         const tdx_ir_loop *r = &k->loops[i];
