@@ -428,6 +428,14 @@ size_t tdx_ir_kernel_sass_hist(const tdx_ir_kernel *k, int line, tdx_ir_opcount 
  * (`load line=19 vec=4 ...`), for reports and tests. */
 tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *out);
 
+/* What changed from kernel a to kernel b (a counterfactual compile): one
+ * line per changed record, `load line=18 col=16 name=x: vec 1 -> 4, ...`,
+ * `- kind ...` for records only a has, `+ kind ...` for those only b has,
+ * and `res: regs 236 -> 206` for resources. Records pair by kind, line,
+ * column and order. *nchanges (may be NULL) gets the number of lines. */
+tdx_status tdx_ir_kernel_diff(const tdx_ir_kernel *a, const tdx_ir_kernel *b, tdx_buf *out,
+                              size_t *nchanges);
+
 /* The same records as JSON (jansson): {"name", "file", "num_warps", ...,
  * "resources": {...}, "records": [{"kind": "load", "loc": {file, line, col,
  * name, frames?}, "ir": "<op text>", ...}]}. The caller owns the result
