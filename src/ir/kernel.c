@@ -521,8 +521,7 @@ static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 
 // Walk a loop body, not descending into nested loops, counting what the
 // pipeliner leaves behind.
-static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_op *op,
-                      tdx_ir_loop *r, int top)
+static void loop_walk(const tdx_ir_module *m, const tdx_ir_op *op, tdx_ir_loop *r)
 {
     for (size_t g = 0; g < op->nregions; g++)
         for (size_t i = 0; i < op->regions[g].nops; i++) {
@@ -552,9 +551,8 @@ static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_
                     rt && t->rank == rt->rank + 1 && t->shape[0] > r->bufs)
                     r->bufs = (int)t->shape[0];
             }
-            loop_walk(k, m, c, r, 0);
+            loop_walk(m, c, r);
         }
-    (void)top;
 }
 
 // An scf.for record: nesting, and what the pipeliner did to its body.
@@ -568,7 +566,7 @@ static void loop_record(tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_o
     r->loc = op->loc;
     for (const tdx_ir_op *p = op->parent; p; p = p->parent)
         r->depth += is_op(p, "scf.for") || is_op(p, "scf.while");
-    loop_walk(k, m, op, r, 1);
+    loop_walk(m, op, r);
     r->pipelined = r->async_copies > 0 && r->waits > 0;
     if (r->bufs < 1)
         r->bufs = 1;
@@ -697,6 +695,19 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
     FINISH(loops, loops, nloops, tdx_ir_loop);
     FINISH(i64s, i64s, ni64s, tdx_ir_i64);
     FINISH(locals, locals, nlocals, tdx_ir_local);
-    (void)diags;
+    /* Stages whose lines never name the kernel's file were compiled from
+     * another source (or without line info): their facts are left out. */
+    size_t placed = 0;
+    for (size_t i = 0; i < k->index->nptx; i++)
+        placed += k->index->ptx[i].line > 0;
+    if (diags && k->ptx && k->ptx->ninsns && !placed)
+        tdx_diags_add(diags, TDX_SEV_WARNING, k->file, 0, 0,
+                      "ptx: no instruction maps to a line of the kernel's file");
+    placed = 0;
+    for (size_t i = 0; i < k->index->nsass; i++)
+        placed += k->index->sass[i].line > 0;
+    if (diags && k->sass && k->sass->ninsns && !placed)
+        tdx_diags_add(diags, TDX_SEV_WARNING, k->file, 0, 0,
+                      "sass: no instruction maps to a line of the kernel's file");
     return TDX_OK;
 }

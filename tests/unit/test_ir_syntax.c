@@ -445,6 +445,20 @@ static void public_function_is_the_kernel(void **state)
     const tdx_ir_op *call = find_op(k.ttir, "tt.call", 0);
     assert_int_equal(call->loc.site.line, 6);
     tdx_ir_kernel_free(&k);
+
+    /* SASS without line information (cuobjdump) is kept but says so. */
+    tdx_ir_kernel_init(&k);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_ir_kernel_add(&k, TDX_IR_TTIR, ttir, sizeof ttir - 1, NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_add(&k, TDX_IR_SASS, SASS_CUOBJDUMP, sizeof SASS_CUOBJDUMP - 1,
+                                       NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_join(&k, &d), TDX_OK);
+    assert_int_equal(d.len, 1);
+    assert_int_equal(d.items[0].sev, TDX_SEV_WARNING);
+    assert_non_null(strstr(d.items[0].msg, "sass"));
+    tdx_diags_free(&d);
+    tdx_ir_kernel_free(&k);
 }
 
 // Regions of real TTGIR: tt.reduce's combiner, scf.if's two branches,
