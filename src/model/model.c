@@ -379,6 +379,14 @@ static tdx_status read_params(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena
         q->node = p;
         q->dflt = tdx_src_kid(p, TDX_SRC_R_DEFAULT);
         q->kind = tdx_src_param_is_constexpr(p) ? TDX_KM_PARAM_CONSTEXPR : TDX_KM_PARAM_SCALAR;
+        const tdx_src_node *ann = tdx_src_kid(p, TDX_SRC_R_ANNOTATION);
+        if (ann && ann->kind == TDX_SRC_STRING) {
+            /* a string annotation: BLOCK: "tl.constexpr" */
+            const char *text = tdx_src_string_value(f->mod, ann, arena);
+            size_t tl = text ? strlen(text) : 0;
+            if (tl >= 9 && strcmp(text + tl - 9, "constexpr") == 0)
+                q->kind = TDX_KM_PARAM_CONSTEXPR;
+        }
         if (q->dflt)
             q->has_default_value = tdx_km_fold_int(f, NULL, NULL, NULL, q->dflt,
                                                    &q->default_value);
