@@ -9,7 +9,10 @@
 
 #include "model/model_int.h"
 
-enum { MAX_INLINE_DEPTH = 4, MAX_ENV = 4096 };
+/* Helpers are folded in at most 4 calls deep, and at most MAX_STMTS helper
+ * statements per kernel in all, so that helpers calling helpers many times
+ * cannot make the walk explode. */
+enum { MAX_INLINE_DEPTH = 4, MAX_ENV = 4096, MAX_STMTS = 50000 };
 
 typedef struct binding {
     const char *name;
@@ -31,6 +34,7 @@ typedef struct ctx {
     int depth;                  /* helper inlining depth */
     tdx_km_val ret;             /* value of the last `return` in a helper */
     int has_ret;
+    long *budget;               /* statements left to fold, shared with helpers */
     tdx_status st;
 } ctx;
 
@@ -1164,14 +1168,19 @@ static void stmt(ctx *c, const tdx_src_node *s)
 static void walk_block(ctx *c, const tdx_src_node *parent, tdx_src_role role)
 {
     for (const tdx_src_node *s = tdx_src_next(parent, role, NULL); s && !c->st;
-         s = tdx_src_next(parent, role, s))
+         s = tdx_src_next(parent, role, s)) {
+        if (c->helper && --*c->budget < 0)
+            return; /* out of helper budget: the kernel's own statements go on */
         stmt(c, s);
+    }
 }
 
 tdx_status tdx_km_eval_kernel(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
 {
     env e = {0};
     ctx c = {0};
+    long budget = MAX_STMTS;
+    c.budget = &budget;
     c.f = f;
     c.k = k;
     c.arena = arena;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/file.h"
 #include "finding/finding.h"
 #include "triage/triage.h"
@@ -278,6 +279,38 @@ static void repeated_runs_are_identical(void **state)
     }
 }
 
+// Helpers that call helpers ten times each, eight levels deep: folding is
+// bounded (depth and statement budget) and the kernel's own code is still
+// seen.
+static void helper_fan_out_is_bounded(void **state)
+{
+    (void)state;
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    tdx_buf_adds(&b, "import triton\nimport triton.language as tl\n\n"
+                     "@triton.jit\ndef h0(p, o):\n    return tl.load(p + o)\n\n");
+    for (int i = 1; i < 8; i++) {
+        tdx_buf_printf(&b, "@triton.jit\ndef h%d(p, o):\n", i);
+        for (int j = 0; j < 10; j++)
+            tdx_buf_printf(&b, "    a%d = h%d(p, o + %d)\n", j, i - 1, j);
+        tdx_buf_adds(&b, "    return a0\n\n");
+    }
+    tdx_buf_adds(&b, "@triton.jit\ndef k(x_ptr):\n");
+    for (int j = 0; j < 10; j++)
+        tdx_buf_printf(&b, "    b%d = h7(x_ptr, tl.arange(0, 128))\n", j);
+    tdx_buf_adds(&b, "    tl.store(x_ptr + tl.arange(0, 128), b0)\n");
+    tdx_ledger l;
+    tdx_diags d;
+    tdx_ledger_init(&l);
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_tri_source("fan.py", tdx_buf_str(&b), b.len, &l, &d), TDX_OK);
+    assert_int_equal(l.kernels.len, 1);
+    assert_string_equal(((tdx_kernel_info *)l.kernels.items[0])->pattern, "elementwise");
+    tdx_ledger_free(&l);
+    tdx_diags_free(&d);
+    tdx_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +318,7 @@ int main(void)
         cmocka_unit_test(example_softmax_is_multi_pass),
         cmocka_unit_test(rule_table_is_complete),
         cmocka_unit_test(repeated_runs_are_identical),
+        cmocka_unit_test(helper_fan_out_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
