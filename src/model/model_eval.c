@@ -641,8 +641,10 @@ static void cast_flags(ctx *c, const tdx_src_node *call, const tdx_src_node *dty
     if (!dtype)
         return;
     if (tdx_km_is_int64_dtype(dtype)) {
+        tdx_km_op *op = new_op(c, TDX_KM_OP_INT64, "int64", call);
+        if (op)
+            op->input = *v;
         v->flags |= TDX_KM_V_INT64;
-        (void)new_op(c, TDX_KM_OP_INT64, "int64", call);
     } else if (tdx_km_is_half_dtype(dtype)) {
         v->flags |= TDX_KM_V_HALF;
     } else {

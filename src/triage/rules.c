@@ -493,8 +493,12 @@ static void int64_rule(tdx_tri *t, const tdx_km_kernel *k)
         const tdx_km_op *op = k->ops.items[i];
         if (op->kind != TDX_KM_OP_INT64 || !op->loop)
             continue;
-        tdx_finding *f = tdx_tri_add(t, "TDX011", op->call, 0, 0, k->name, 0.6,
-                                     "index math widened to int64 inside the loop at line %d",
+        /* a whole tile of offsets widened costs per element; a scalar
+         * (a tile index in a persistent loop) only per iteration */
+        int whole = op->input.rank > 0 || (op->input.flags & TDX_KM_V_ARANGE);
+        tdx_finding *f = tdx_tri_add(t, "TDX011", op->call, 0, 0, k->name, whole ? 0.7 : 0.4,
+                                     "%s widened to int64 inside the loop at line %d",
+                                     whole ? "tile of offsets" : "index",
                                      op->loop->node->line);
         if (f)
             tdx_finding_set_hypothesis(t->ledger, f,
