@@ -565,6 +565,8 @@ static void read_jit(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
 typedef struct launch_walk {
     tdx_km_file *f;
     tdx_arena *arena;
+    tdx_km_kernel *cur;  /* the jit function being walked, or NULL */
+    uint32_t cur_end;    /* where its span ends */
     tdx_status st;
 } launch_walk;
 
@@ -580,9 +582,31 @@ static const tdx_src_node *enclosing_scope(const tdx_src_node *n)
     return n;
 }
 
+// One walk of the module: inside jit functions it notes the names of other
+// jit functions (helpers) and `return <value>`; outside, the launch sites.
 static int visit_launch(tdx_src_node *n, void *ud)
 {
     launch_walk *w = ud;
+    if (w->cur && n->start >= w->cur_end)
+        w->cur = NULL;
+    if (n->kind == TDX_SRC_FUNCDEF && !w->cur) {
+        tdx_km_kernel *k = tdx_km_kernel_named(w->f, n->name);
+        if (k && k->def == n) {
+            w->cur = k;
+            w->cur_end = n->end;
+        }
+        return 0;
+    }
+    if (w->cur) {
+        if (n->kind == TDX_SRC_NAME && n->role != TDX_SRC_R_TARGET) {
+            tdx_km_kernel *h = tdx_km_kernel_named(w->f, n->name);
+            if (h && h != w->cur)
+                h->referenced = 1;
+        } else if (n->kind == TDX_SRC_RETURN && tdx_src_kid(n, TDX_SRC_R_VALUE)) {
+            w->cur->returns_value = 1;
+        }
+        return 0;
+    }
     tdx_src_node *kexpr, *grid;
     if (n->kind != TDX_SRC_CALL || !tdx_src_is_launch(n, &kexpr, &grid))
         return 0;
@@ -706,45 +730,6 @@ static int visit_pass(tdx_src_node *n, void *ud)
     return 0;
 }
 
-/* ---- helpers --------------------------------------------------------- */
-
-typedef struct helper_walk {
-    tdx_km_file *f;
-    tdx_km_kernel *self;
-} helper_walk;
-
-static int visit_helper_ref(tdx_src_node *n, void *ud)
-{
-    helper_walk *w = ud;
-    if (n->kind != TDX_SRC_NAME || !n->name)
-        return 0;
-    tdx_km_kernel *h = tdx_km_kernel_named(w->f, n->name);
-    if (h && h != w->self && h->launches.len == 0)
-        h->is_helper = 1;
-    return 0;
-}
-
-static int visit_return(tdx_src_node *n, void *ud)
-{
-    if (n->kind == TDX_SRC_FUNCDEF || n->kind == TDX_SRC_LAMBDA || n->kind == TDX_SRC_CLASSDEF)
-        return 1;
-    if (n->kind == TDX_SRC_RETURN && tdx_src_kid(n, TDX_SRC_R_VALUE)) {
-        *(int *)ud = 1;
-        return -1;
-    }
-    return 0;
-}
-
-// Non-zero when a FUNCDEF has `return <value>` in its own body.
-static int returns_value(const tdx_src_node *def)
-{
-    int found = 0;
-    for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s && !found;
-         s = tdx_src_next(def, TDX_SRC_R_BODY, s))
-        tdx_src_walk((tdx_src_node *)s, visit_return, &found);
-    return found;
-}
-
 static int is_pointer_name(const char *s)
 {
     size_t n = strlen(s);
@@ -787,22 +772,15 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
         *out = f;
         return TDX_OK;
     }
-    launch_walk lw = {f, arena, TDX_OK};
+    launch_walk lw = {f, arena, NULL, 0, TDX_OK};
     tdx_src_walk(mod->root, visit_launch, &lw);
     if (lw.st)
         return lw.st;
     for (size_t i = 0; i < f->kernels.len; i++) {
-        helper_walk hw = {f, f->kernels.items[i]};
-        const tdx_src_node *def = hw.self->def;
-        for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s;
-             s = tdx_src_next(def, TDX_SRC_R_BODY, s))
-            tdx_src_walk((tdx_src_node *)s, visit_helper_ref, &hw);
-    }
-    for (size_t i = 0; i < f->kernels.len; i++) {
         tdx_km_kernel *k = f->kernels.items[i];
         /* a kernel cannot return a value: a jit function that does is a
          * device function (a helper), even when this file never calls it */
-        if (!k->launches.len && returns_value(k->def))
+        if (!k->launches.len && (k->referenced || k->returns_value))
             k->is_helper = 1;
         if (k->is_helper)
             continue;
