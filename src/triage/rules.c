@@ -528,8 +528,71 @@ static void small_grid_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_cl
     }
 }
 
+// Non-zero when a stage count expression folds to 1 or less.
+static int one_stage(const tdx_tri *t, const tdx_km_launch *l, const tdx_src_node *n)
+{
+    long long v;
+    return n && tdx_km_fold_int(t->file, l ? l->scope : NULL, l ? l->call : NULL, NULL, n, &v) &&
+           v <= 1;
+}
+
+/* TDX013: a loop with a tl.dot that cannot be pipelined because its stage
+ * count is 1: on the loop (tl.range), at a launch, or in every autotune
+ * config. */
+static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    const tdx_km_op *dot = NULL;
+    for (size_t i = 0; i < k->ops.len && !dot; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind == TDX_KM_OP_DOT && op->loop)
+            dot = op;
+    }
+    if (!dot)
+        return;
+    for (const tdx_km_loop *lp = dot->loop; lp; lp = lp->parent) {
+        if (lp->num_stages == 0 || lp->num_stages > 1)
+            return; /* the loop's own stage count overrides the launch's */
+        if (lp->num_stages != 1)
+            continue;
+        {
+            tdx_finding *f = tdx_tri_add(t, "TDX013", lp->node, 0, 0, k->name, 0.7,
+                                         "tl.range(num_stages=1) keeps the tl.dot loop from "
+                                         "being pipelined");
+            if (f)
+                tdx_finding_set_hypothesis(t->ledger, f,
+                                           "each iteration waits for its operand loads; the "
+                                           "tensor cores idle during memory latency");
+            return;
+        }
+    }
+    if (k->autotune_deco && k->configs_known && k->nconfigs > 0) {
+        for (size_t i = 0; i < k->nconfigs; i++)
+            if (k->configs[i].num_stages != 1)
+                return;
+        tdx_finding *f = tdx_tri_add(t, "TDX013", k->autotune_deco, 0, 0, k->name, 0.6,
+                                     "every autotune config of '%s' sets num_stages=1", k->name);
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "the tl.dot loop is never software-pipelined");
+        return;
+    }
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        if (!one_stage(t, l, l->num_stages))
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX013", l->num_stages, 0, 0, k->name, 0.7,
+                                     "launch with num_stages=1 keeps the tl.dot loop from being "
+                                     "pipelined");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "each iteration waits for its operand loads; the tensor "
+                                       "cores idle during memory latency");
+    }
+}
+
 void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
 {
+    pipelining_rule(t, k);
     block_rules(t, k, cls);
     scalar_loop_rule(t, k);
     strided_rule(t, k);

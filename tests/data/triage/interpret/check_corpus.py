@@ -117,6 +117,9 @@ def case_dot():
     close(load("matmul_block_ptr").launch(a, b, bias).float(), torch.relu(ref + bias), 1e-2)
     ab, bb = torch.randn(3, 64, 96).half(), torch.randn(3, 96, 80).half()
     close(load("batched_matmul").launch(ab, bb).float(), torch.bmm(ab.float(), bb.float()), 1e-2)
+    m = load("pipelining")
+    close(m.launch(a, b).float(), ref, 1e-2)
+    close(m.launch_range(a, b).float(), ref, 1e-2)
     m = load("matmul_autotune")
     c = torch.empty((64, 80), dtype=torch.float16)
     m.matmul_kernel.fn[(1,)](a, b, c, 64, 80, 96, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
