@@ -77,6 +77,7 @@ typedef struct tile {
     long long m, n;                /* the tile giving dot_min */
 } tile;
 
+// The tile of the kernel under source s.
 static tile tile_of(const source *s)
 {
     tile t = {0};
@@ -220,6 +221,7 @@ static void block_rules(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class 
 
 /* ---- the access rules ------------------------------------------------ */
 
+// Non-zero when loop inner is outer or nested in it.
 static int loop_within(const tdx_km_loop *inner, const tdx_km_loop *outer)
 {
     for (; inner; inner = inner->parent)
@@ -228,6 +230,7 @@ static int loop_within(const tdx_km_loop *inner, const tdx_km_loop *outer)
     return 0;
 }
 
+// A block access: tl.arange offsets or a block pointer.
 static int is_vector_access(const tdx_km_access *a)
 {
     if (a->addr.flags & TDX_KM_V_BLOCKPTR)
