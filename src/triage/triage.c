@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "source/ast.h"
+#include "model/model.h"
 #include "triage/triage.h"
 #include "triage/triage_int.h"
 
@@ -69,6 +70,7 @@ static void def_position(const tdx_src_module *m, const tdx_src_node *def, int *
         }
 }
 
+// Parse, model and triage one file.
 tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_ledger *ledger,
                           tdx_diags *diags)
 {
@@ -84,10 +86,18 @@ tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_led
     }
     tdx_km_file *file = NULL;
     st = tdx_km_build(mod, &arena, &file);
-    if (st != TDX_OK) {
-        tdx_arena_free(&arena);
-        return st;
-    }
+    if (st == TDX_OK)
+        st = tdx_tri_model(path, file, ledger);
+    tdx_arena_free(&arena);
+    return st;
+}
+
+// Classify every kernel of a model and run the rules.
+tdx_status tdx_tri_model(const char *path, const tdx_km_file *file, tdx_ledger *ledger)
+{
+    if (!file || !ledger)
+        return TDX_ERR_ARG;
+    const tdx_src_module *mod = file->mod;
     tdx_tri t = {path, file, ledger, TDX_OK, tdx_ledger_count(ledger)};
     for (size_t i = 0; i < file->kernels.len && !t.st; i++) {
         const tdx_km_kernel *k = file->kernels.items[i];
@@ -110,6 +120,5 @@ tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_led
     }
     if (!t.st)
         tdx_tri_rules_launches(&t);
-    tdx_arena_free(&arena);
     return t.st;
 }

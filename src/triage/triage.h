@@ -21,4 +21,10 @@
 tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_ledger *ledger,
                           tdx_diags *diags);
 
+/* Triage a file already parsed and modelled (for callers that keep the tree
+ * and the model, e.g. to rewrite the source afterwards). path is used for
+ * locations only; km must have been built from the module it points to. */
+struct tdx_km_file;
+tdx_status tdx_tri_model(const char *path, const struct tdx_km_file *km, tdx_ledger *ledger);
+
 #endif

@@ -18,6 +18,8 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "finding/finding.h"
+#include "model/model.h"
+#include "source/ast.h"
 #include "triage/triage.h"
 
 #define DATA TDX_TEST_DATA "/triage"
@@ -311,6 +313,41 @@ static void helper_fan_out_is_bounded(void **state)
     tdx_buf_free(&b);
 }
 
+// Triage of a kept tree and model gives what triage of the source gives.
+static void model_entry_matches_source_entry(void **state)
+{
+    (void)state;
+    char *src;
+    size_t len;
+    const char *path = TDX_SOURCE_DIR "/examples/softmax.py";
+    assert_int_equal(tdx_file_read(path, 1 << 22, &src, &len), TDX_OK);
+    tdx_ledger a, b;
+    tdx_diags d;
+    tdx_ledger_init(&a);
+    tdx_ledger_init(&b);
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_tri_source(path, src, len, &a, &d), TDX_OK);
+    tdx_arena arena;
+    tdx_arena_init(&arena, 0);
+    tdx_src_module *mod;
+    tdx_km_file *km;
+    assert_int_equal(tdx_src_parse(path, src, len, &arena, &d, &mod), TDX_OK);
+    assert_int_equal(tdx_km_build(mod, &arena, &km), TDX_OK);
+    assert_int_equal(tdx_tri_model(path, km, &b), TDX_OK);
+    assert_int_equal(a.kernels.len, b.kernels.len);
+    assert_int_equal(tdx_ledger_count(&a), tdx_ledger_count(&b));
+    for (size_t i = 0; i < tdx_ledger_count(&a); i++) {
+        assert_string_equal(tdx_ledger_at(&a, i)->rule->id, tdx_ledger_at(&b, i)->rule->id);
+        assert_int_equal(tdx_ledger_at(&a, i)->line, tdx_ledger_at(&b, i)->line);
+        assert_string_equal(tdx_ledger_at(&a, i)->message, tdx_ledger_at(&b, i)->message);
+    }
+    tdx_arena_free(&arena);
+    tdx_ledger_free(&a);
+    tdx_ledger_free(&b);
+    tdx_diags_free(&d);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +356,7 @@ int main(void)
         cmocka_unit_test(rule_table_is_complete),
         cmocka_unit_test(repeated_runs_are_identical),
         cmocka_unit_test(helper_fan_out_is_bounded),
+        cmocka_unit_test(model_entry_matches_source_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
