@@ -367,7 +367,12 @@ int tdx_src_p_call_args(parser *p, tdx_src_role pos_role)
             if (tdx_src_p_push(p, k, TDX_SRC_R_KEYWORD) < 0)
                 return -1;
         } else if (at_op(p, TDX_OP_STAR)) {
-            tdx_src_node *st = star_named(p);
+            /* in calls `*` takes a whole expression: f(*a if c else b) */
+            tdx_src_p_advance(p);
+            tdx_src_node *v = tdx_src_p_expression(p);
+            tdx_src_node *st = v ? wrap1(p, TDX_SRC_STARRED, s, v, TDX_SRC_R_VALUE) : NULL;
+            if (st)
+                st->op = TDX_OP_STAR;
             if (!st || tdx_src_p_push(p, st, pos_role) < 0)
                 return -1;
         } else if (cur(p)->kind == TDX_TOK_NAME && peek_at(p, 1)->kind == TDX_TOK_OP &&
@@ -801,6 +806,8 @@ static tdx_src_node *target_item(parser *p)
 }
 
 tdx_src_node *tdx_src_p_targets(parser *p) { return comma_list(p, target_item, 1); }
+
+tdx_src_node *tdx_src_p_target(parser *p) { return target_item(p); }
 
 tdx_src_node *tdx_src_p_yield(parser *p)
 {

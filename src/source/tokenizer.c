@@ -299,6 +299,22 @@ static int scan_string(lexer *lx, int flags, int nest)
         char c = lx->s[lx->pos];
         if (c == '\\') {
             lx->pos++;
+            if ((flags & TDX_TOKF_FSTRING) && lx->pos < lx->len) {
+                char e = lx->s[lx->pos];
+                /* a backslash does not escape a brace in an f-string; \N{...}
+                 * (not raw) is one escape, braces included */
+                if (e == '{' || e == '}')
+                    continue;
+                if (e == 'N' && !(flags & TDX_TOKF_RAW) && lx->pos + 1 < lx->len &&
+                    lx->s[lx->pos + 1] == '{') {
+                    while (lx->pos < lx->len && lx->s[lx->pos] != '}' && lx->s[lx->pos] != q &&
+                           lx->s[lx->pos] != '\n')
+                        lx->pos++;
+                    if (lx->pos < lx->len && lx->s[lx->pos] == '}')
+                        lx->pos++;
+                    continue;
+                }
+            }
             if (lx->pos < lx->len) {
                 if (is_nl(lx, lx->pos))
                     newline(lx);
