@@ -316,6 +316,31 @@ static void odd_inputs_do_not_crash(void **state)
     }
 }
 
+static void positions_map_back_to_nodes(void **state)
+{
+    (void)state;
+    fixture *f = parse("@triton.jit\n@other\ndef kern(x):\n    y = tl.load(x + 1)\n");
+    assert_int_equal(f->st, TDX_OK);
+    tdx_src_node *k = tdx_src_find_def(f->m, "kern");
+    assert_int_equal(k->line, 1); /* spans from its first decorator */
+    int line, col;
+    tdx_src_def_name_pos(f->m, k, &line, &col);
+    assert_int_equal(line, 3);
+    assert_int_equal(col, 5);
+    size_t off = tdx_src_offset(f->m, 4, 17); /* the `x` in x + 1 */
+    assert_int_not_equal(off, (size_t)-1);
+    tdx_src_node *n = tdx_src_node_at(f->m, off);
+    assert_int_equal(n->kind, TDX_SRC_NAME);
+    assert_string_equal(n->name, "x");
+    assert_int_equal(n->parent->kind, TDX_SRC_BINOP);
+    n = tdx_src_node_at(f->m, tdx_src_offset(f->m, 4, 9)); /* `tl` */
+    assert_int_equal(n->kind, TDX_SRC_NAME);
+    assert_int_equal(n->parent->parent->kind, TDX_SRC_CALL);
+    assert_int_equal(tdx_src_offset(f->m, 9, 1), (size_t)-1);
+    assert_int_equal(tdx_src_offset(f->m, 1, 40), (size_t)-1);
+    done(f);
+}
+
 static void walk_visits_in_source_order(void **state)
 {
     (void)state;
@@ -349,6 +374,7 @@ int main(void)
         cmocka_unit_test(deep_nesting_is_an_error_not_a_crash),
         cmocka_unit_test(fstrings_nest_quotes),
         cmocka_unit_test(odd_inputs_do_not_crash),
+        cmocka_unit_test(positions_map_back_to_nodes),
         cmocka_unit_test(walk_visits_in_source_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
