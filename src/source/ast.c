@@ -446,3 +446,69 @@ void tdx_src_position(const tdx_src_module *m, size_t offset, int *line, int *co
     *line = l;
     *col = (int)(offset - ls) + 1;
 }
+
+void tdx_src_def_name_pos(const tdx_src_module *m, const tdx_src_node *def, int *line, int *col)
+{
+    *line = *col = 0;
+    if (!m || !def || (def->kind != TDX_SRC_FUNCDEF && def->kind != TDX_SRC_CLASSDEF))
+        return;
+    /* the first token of the node, by binary search on start offsets */
+    size_t lo = 0, hi = m->toks.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->toks.items[mid].start < def->start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* decorators hold expressions only, so the first `def`/`class` keyword
+     * from here is this node's */
+    for (size_t k = lo; k + 1 < m->toks.len && m->toks.items[k].start < def->end; k++) {
+        const tdx_src_token *t = &m->toks.items[k];
+        if (t->kind == TDX_TOK_NAME && (t->kw == TDX_KW_DEF || t->kw == TDX_KW_CLASS)) {
+            *line = t[1].line;
+            *col = t[1].col;
+            return;
+        }
+    }
+}
+
+size_t tdx_src_offset(const tdx_src_module *m, int line, int col)
+{
+    if (!m || line < 1 || col < 1)
+        return (size_t)-1;
+    size_t off = 0;
+    for (int l = 1; l < line; l++) {
+        const char *nl = off < m->len ? memchr(m->src + off, '\n', m->len - off) : NULL;
+        if (!nl)
+            return (size_t)-1;
+        off = (size_t)(nl - m->src) + 1;
+    }
+    const char *nl = off < m->len ? memchr(m->src + off, '\n', m->len - off) : NULL;
+    size_t line_end = nl ? (size_t)(nl - m->src) : m->len;
+    if (off + (size_t)col - 1 > line_end)
+        return (size_t)-1;
+    return off + (size_t)col - 1;
+}
+
+tdx_src_node *tdx_src_node_at(const tdx_src_module *m, size_t offset)
+{
+    if (!m || !m->root || offset > m->len)
+        return NULL;
+    tdx_src_node *n = m->root;
+    for (;;) {
+        tdx_src_node *inner = NULL;
+        for (uint32_t k = 0; k < n->nkids; k++) {
+            tdx_src_node *kid = n->kids[k];
+            if (kid->start <= offset && offset < kid->end) {
+                inner = kid;
+                break;
+            }
+            if (kid->start > offset)
+                break;
+        }
+        if (!inner)
+            return n;
+        n = inner;
+    }
+}

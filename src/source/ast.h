@@ -254,6 +254,18 @@ char *tdx_src_string_value(const tdx_src_module *m, const tdx_src_node *n, tdx_a
  * (offset == len is allowed: the position after the last byte). */
 void tdx_src_position(const tdx_src_module *m, size_t offset, int *line, int *col);
 
+/* 1-based line and byte column of the name of a FUNCDEF or CLASSDEF (the
+ * word after `def`/`class`; the node itself spans from its first decorator).
+ * 0, 0 when def is not one. */
+void tdx_src_def_name_pos(const tdx_src_module *m, const tdx_src_node *def, int *line, int *col);
+/* The byte offset of 1-based line:col, or (size_t)-1 when it lies outside
+ * the source. */
+size_t tdx_src_offset(const tdx_src_module *m, int line, int col);
+/* The innermost node whose span contains the byte offset (start <= offset <
+ * end), or the module when none does; NULL when offset is outside the
+ * source. Maps a compiler location (`loc("k.py":12:9)`) back to the tree. */
+tdx_src_node *tdx_src_node_at(const tdx_src_module *m, size_t offset);
+
 /* ---- printing -------------------------------------------------------- */
 
 /* An indented S-expression dump of n, one node per line:

@@ -286,11 +286,10 @@ static tdx_src_node *atom(parser *p)
     case TDX_OP_LPAR:
     case TDX_OP_LSQB:
     case TDX_OP_LBRACE:
-        if (enter(p) < 0)
-            return NULL;
+        /* no depth count here: what is inside the brackets is parsed as an
+         * expression, which counts one level per bracket */
         tdx_src_p_advance(p);
-        n = t->op == TDX_OP_LPAR ? paren(p, s) : t->op == TDX_OP_LSQB ? list(p, s) : brace(p, s);
-        return leave(p, n);
+        return t->op == TDX_OP_LPAR ? paren(p, s) : t->op == TDX_OP_LSQB ? list(p, s) : brace(p, s);
     default:
         return tdx_src_p_fail(p, "expected an expression");
     }
@@ -367,7 +366,12 @@ int tdx_src_p_call_args(parser *p, tdx_src_role pos_role)
             if (tdx_src_p_push(p, k, TDX_SRC_R_KEYWORD) < 0)
                 return -1;
         } else if (at_op(p, TDX_OP_STAR)) {
-            tdx_src_node *st = star_named(p);
+            /* in calls `*` takes a whole expression: f(*a if c else b) */
+            tdx_src_p_advance(p);
+            tdx_src_node *v = tdx_src_p_expression(p);
+            tdx_src_node *st = v ? wrap1(p, TDX_SRC_STARRED, s, v, TDX_SRC_R_VALUE) : NULL;
+            if (st)
+                st->op = TDX_OP_STAR;
             if (!st || tdx_src_p_push(p, st, pos_role) < 0)
                 return -1;
         } else if (cur(p)->kind == TDX_TOK_NAME && peek_at(p, 1)->kind == TDX_TOK_OP &&
@@ -435,25 +439,21 @@ static tdx_src_node *primary(parser *p)
             if (n && !(n->name = tdx_src_p_tokdup(p, k)))
                 return tdx_src_p_fatal(p, "out of memory");
         } else if (at_op(p, TDX_OP_LPAR)) {
-            if (enter(p) < 0)
-                return NULL;
             tdx_src_p_advance(p);
             if (tdx_src_p_push(p, n, TDX_SRC_R_FUNC) < 0 ||
                 tdx_src_p_call_args(p, TDX_SRC_R_ARG) < 0 ||
                 tdx_src_p_expect(p, TDX_OP_RPAR, "expected ')' or ','") < 0)
-                return leave(p, NULL);
-            n = leave(p, tdx_src_p_node(p, TDX_SRC_CALL, s, mark));
-        } else if (at_op(p, TDX_OP_LSQB)) {
-            if (enter(p) < 0)
                 return NULL;
+            n = tdx_src_p_node(p, TDX_SRC_CALL, s, mark);
+        } else if (at_op(p, TDX_OP_LSQB)) {
             tdx_src_p_advance(p);
             if (tdx_src_p_push(p, n, TDX_SRC_R_VALUE) < 0)
-                return leave(p, NULL);
+                return NULL;
             tdx_src_node *ix = slices(p);
             if (!ix || tdx_src_p_push(p, ix, TDX_SRC_R_INDEX) < 0 ||
                 tdx_src_p_expect(p, TDX_OP_RSQB, "expected ']'") < 0)
-                return leave(p, NULL);
-            n = leave(p, tdx_src_p_node(p, TDX_SRC_SUBSCRIPT, s, mark));
+                return NULL;
+            n = tdx_src_p_node(p, TDX_SRC_SUBSCRIPT, s, mark);
         } else {
             break;
         }
@@ -476,16 +476,18 @@ static tdx_src_node *power(parser *p)
     if (!n || !at_op(p, TDX_OP_DSTAR))
         return n;
     size_t mark = p->sp;
+    if (enter(p) < 0) /* a ** b ** c recurses to the right */
+        return NULL;
     tdx_src_p_advance(p);
     if (tdx_src_p_push(p, n, TDX_SRC_R_LEFT) < 0)
-        return NULL;
+        return leave(p, NULL);
     tdx_src_node *r = factor(p);
     if (!r || tdx_src_p_push(p, r, TDX_SRC_R_RIGHT) < 0)
-        return NULL;
+        return leave(p, NULL);
     n = tdx_src_p_node(p, TDX_SRC_BINOP, s, mark);
     if (n)
         n->op = TDX_OP_DSTAR;
-    return n;
+    return leave(p, n);
 }
 
 // factor: ('+' | '-' | '~') factor | power.
@@ -801,6 +803,8 @@ static tdx_src_node *target_item(parser *p)
 }
 
 tdx_src_node *tdx_src_p_targets(parser *p) { return comma_list(p, target_item, 1); }
+
+tdx_src_node *tdx_src_p_target(parser *p) { return target_item(p); }
 
 tdx_src_node *tdx_src_p_yield(parser *p)
 {

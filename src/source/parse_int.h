@@ -20,9 +20,11 @@ typedef struct parser {
     size_t last; /* last consumed token with text (not NEWLINE/INDENT/DEDENT) */
     int depth;   /* nesting of expressions and blocks */
     int strict;  /* inside a decorated def: errors are not tolerated */
+    /* fatal: the error ends the parse (too deep, out of memory, or in a
+     * decorated def); otherwise a tolerant statement may drop it */
     /* the pending error */
     int err;
-    int fatal;          /* the error ends the parse even in tolerant code */
+    int fatal;
     size_t err_tok;
     const char *err_what; /* "expected ':'" style text, static */
     /* children of the nodes being built (a stack shared by all) */
@@ -87,6 +89,7 @@ tdx_src_node *tdx_src_p_star_expressions(parser *p); /* a, *b, c -> TUPLE */
 tdx_src_node *tdx_src_p_bitor(parser *p);            /* the `|` level */
 tdx_src_node *tdx_src_p_disjunction(parser *p);      /* the `or` level */
 tdx_src_node *tdx_src_p_targets(parser *p);          /* for-targets: a, (b, c) */
+tdx_src_node *tdx_src_p_target(parser *p);           /* one target: *x or x.y[i] */
 tdx_src_node *tdx_src_p_yield(parser *p);            /* yield [from] ... */
 /* Call arguments up to (not including) `)`, pushed with role pos_role for
  * positional ones and KEYWORD for keywords. Returns 0 or -1. */

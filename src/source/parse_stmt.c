@@ -26,8 +26,6 @@ void *tdx_src_p_fail(parser *p, const char *what)
         p->err_tok = p->i;
         p->err_what = what;
     }
-    if (p->strict)
-        p->fatal = 1;
     return NULL;
 }
 
@@ -558,7 +556,7 @@ static int with_item(parser *p)
         return -1;
     if (at_kw(p, TDX_KW_AS)) {
         tdx_src_p_advance(p);
-        tdx_src_node *t = tdx_src_p_targets(p);
+        tdx_src_node *t = tdx_src_p_target(p);
         if (!t || tdx_src_p_push(p, t, TDX_SRC_R_TARGET) < 0)
             return -1;
     }
@@ -573,8 +571,6 @@ static int with_items(parser *p)
         /* the parenthesised form, tried first and dropped if the text is
          * really `with (a, b) as c:` or `with (a).b:` */
         pmark m = pmark_save(p);
-        int strict = p->strict;
-        p->strict = 0;
         tdx_src_p_advance(p);
         int ok = 1;
         for (;;) {
@@ -590,7 +586,6 @@ static int with_items(parser *p)
         }
         ok = ok && at_op(p, TDX_OP_RPAR) && peek_at(p, 1)->kind == TDX_TOK_OP &&
              peek_at(p, 1)->op == TDX_OP_COLON;
-        p->strict = strict;
         if (ok && !p->fatal) {
             tdx_src_p_advance(p);
             return 0;
@@ -757,6 +752,8 @@ static tdx_src_node *decorated(parser *p)
     p->strict = 1;
     tdx_src_node *n = funcdef(p, s, mark, async);
     p->strict = strict;
+    if (!n)
+        p->fatal = 1; /* a broken kernel header is an error, not opaque text */
     return n;
 }
 
@@ -879,8 +876,19 @@ static int statement(parser *p, tdx_src_role role)
         r = p->err ? -1 : simple_stmts(p, role);
     if (r == 0)
         return 0;
-    if (p->fatal || p->strict)
+    if (p->fatal)
         return -1;
+    /* inside a decorated function only the soft-keyword statements that
+     * are not modelled (match, type) may stay opaque */
+    const tdx_src_token *first = &p->t[m.i];
+    size_t flen = first->end - first->start;
+    int soft = first->kind == TDX_TOK_NAME &&
+               ((flen == 5 && memcmp(p->src + first->start, "match", 5) == 0) ||
+                (flen == 4 && memcmp(p->src + first->start, "type", 4) == 0));
+    if (p->strict && !soft) {
+        p->fatal = 1;
+        return -1;
+    }
     /* tolerant: the whole logical line (and its block) becomes opaque */
     pmark_restore(p, m);
     p->depth = depth;
