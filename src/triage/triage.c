@@ -43,33 +43,6 @@ tdx_finding *tdx_tri_add(tdx_tri *t, const char *rule, const tdx_src_node *n, in
     return f;
 }
 
-// Line and column of the name after `def` (the span of a FUNCDEF starts at
-// its first decorator).
-static void def_position(const tdx_src_module *m, const tdx_src_node *def, int *line, int *col)
-{
-    *line = def->line;
-    *col = def->col;
-    uint32_t from = def->start;
-    for (const tdx_src_node *d = tdx_src_next(def, TDX_SRC_R_DECORATOR, NULL); d;
-         d = tdx_src_next(def, TDX_SRC_R_DECORATOR, d))
-        from = d->end;
-    const tdx_src_tokens *tk = &m->toks;
-    size_t lo = 0, hi = tk->len;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (tk->items[mid].start < from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i + 1 < tk->len && tk->items[i].start < def->end; i++)
-        if (tk->items[i].kind == TDX_TOK_NAME && tk->items[i].kw == TDX_KW_DEF) {
-            *line = tk->items[i + 1].line;
-            *col = tk->items[i + 1].col;
-            return;
-        }
-}
-
 // Parse, model and triage one file.
 tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_ledger *ledger,
                           tdx_diags *diags)
@@ -105,7 +78,7 @@ tdx_status tdx_tri_model(const char *path, const tdx_km_file *file, tdx_ledger *
             continue;
         tdx_tri_class cls = tdx_tri_classify(k);
         int line, col;
-        def_position(mod, k->def, &line, &col);
+        tdx_src_def_name_pos(mod, k->def, &line, &col);
         tdx_kernel_info *ki =
             tdx_ledger_add_kernel(ledger, k->name, path, line, col, cls.pattern, cls.confidence);
         if (!ki) {
