@@ -4,6 +4,16 @@
  * @triton.jit kernel it records the pattern class (ledger->kernels) and the
  * source-level anti-patterns as findings with stable rule ids (rules_l0.def).
  *
+ * Pattern classes (tdx_kernel_info.pattern): elementwise, broadcast,
+ * row-reduction, column-reduction, softmax-norm, matmul, matmul-epilogue,
+ * batched-matmul, attention, convolution, scan, gather-scatter,
+ * atomic-reduction, and unknown (no load or store found). Helper jit
+ * functions (called from other jit functions, or returning a value) are
+ * folded into the kernels that call them and get no entry of their own.
+ * Findings carry the kernel name, a one-line message, a hypothesis, a
+ * confidence, the rewrite family (a rule's default, or a better one for the
+ * case, e.g. split-k for a small matmul grid) and, for some rules, facts.
+ *
  * Ownership: the caller owns src (it must outlive the call only), the ledger
  * and the diags; everything added to them is copied into them. */
 #ifndef TDX_TRIAGE_TRIAGE_H
