@@ -593,9 +593,30 @@ static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
 }
 
+/* TDX014: tl.exp (not exp2) in a softmax/norm or attention kernel; one note
+ * per kernel, at its first tl.exp. */
+static void exp2_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
+{
+    if (strcmp(cls->pattern, "softmax-norm") != 0 && strcmp(cls->pattern, "attention") != 0)
+        return;
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind != TDX_KM_OP_MATH || strcmp(op->name, "exp") != 0)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX014", op->call, 0, 0, k->name, 0.4,
+                                     "tl.exp costs a multiply by log2(e) per element; fold it "
+                                     "into the scale and use tl.exp2");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "one FMUL per element on the kernel's exponential");
+        return;
+    }
+}
+
 void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
 {
     pipelining_rule(t, k);
+    exp2_rule(t, k, cls);
     block_rules(t, k, cls);
     scalar_loop_rule(t, k);
     strided_rule(t, k);
