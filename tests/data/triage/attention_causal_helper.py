@@ -1,95 +1,68 @@
-"""Causal flash attention with the inner loop in a helper, called once for the
-blocks left of the diagonal and once for the diagonal block (the structure of
-the Triton tutorial). The helper's loop runs over different key ranges, so it
-is one pass, not two."""
+"""Causal attention whose key/value sweep lives in a helper: the kernel calls
+it once for the key blocks strictly below the diagonal and once for the
+diagonal block (which needs the causal mask). The helper's loop covers
+different key ranges in the two calls, so it is one pass over the keys."""
 import torch
 import triton
 import triton.language as tl
 
 
 @triton.jit
-def _attn_inner(acc, l_i, m_i, q, K_block, V_block, start_m, qk_scale,
-                BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
-                STAGE: tl.constexpr, offs_m: tl.constexpr, offs_n: tl.constexpr, N_CTX: tl.constexpr):
-    if STAGE == 1:
-        lo, hi = 0, start_m * BLOCK_M
-    else:
-        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
-        lo = tl.multiple_of(lo, BLOCK_M)
-    K_block = tl.advance(K_block, (0, lo))
-    V_block = tl.advance(V_block, (lo, 0))
-    for start_n in range(lo, hi, BLOCK_N):
-        start_n = tl.multiple_of(start_n, BLOCK_N)
-        k = tl.load(K_block)
-        qk = tl.dot(q, k)
-        if STAGE == 2:
-            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
-            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
-            m_ij = tl.maximum(m_i, tl.max(qk, 1))
-            qk -= m_ij[:, None]
-        else:
-            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-            qk = qk * qk_scale - m_ij[:, None]
-        p = tl.math.exp2(qk)
-        l_ij = tl.sum(p, 1)
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + l_ij
-        acc = acc * alpha[:, None]
-        v = tl.load(V_block)
-        acc = tl.dot(p.to(tl.float16), v, acc)
-        m_i = m_ij
-        V_block = tl.advance(V_block, (BLOCK_N, 0))
-        K_block = tl.advance(K_block, (0, BLOCK_N))
-    return acc, l_i, m_i
+def _sweep_keys(out, run_sum, run_max, q, kt_blk, v_blk, qb, log2_scale, kv_lo, kv_hi,
+                rq: tl.constexpr, rkv: tl.constexpr, BKV: tl.constexpr, ON_DIAGONAL: tl.constexpr):
+    kt_blk = tl.advance(kt_blk, (0, kv_lo))
+    v_blk = tl.advance(v_blk, (kv_lo, 0))
+    for kv0 in range(kv_lo, kv_hi, BKV):
+        kt = tl.load(kt_blk)
+        s = tl.dot(q, kt) * log2_scale
+        if ON_DIAGONAL:
+            s = tl.where(rq[:, None] >= (kv0 + rkv)[None, :], s, -1.0e30)
+        new_max = tl.maximum(run_max, tl.max(s, axis=1))
+        p = tl.math.exp2(s - new_max[:, None])
+        correction = tl.math.exp2(run_max - new_max)
+        run_sum = run_sum * correction + tl.sum(p, axis=1)
+        vb = tl.load(v_blk)
+        out = tl.dot(p.to(tl.float16), vb, out * correction[:, None])
+        run_max = new_max
+        kt_blk = tl.advance(kt_blk, (0, BKV))
+        v_blk = tl.advance(v_blk, (BKV, 0))
+    return out, run_sum, run_max
 
 
 @triton.jit
-def _attn_fwd_causal(Q, K, V, sm_scale, Out, stride_qz, stride_qh, stride_qm, stride_qk,
-                     stride_kz, stride_kh, stride_kn, stride_kk,
-                     stride_vz, stride_vh, stride_vk, stride_vn,
-                     stride_oz, stride_oh, stride_om, stride_on, Z, H, N_CTX: tl.constexpr,
-                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    off_z = off_hz // H
-    off_h = off_hz % H
-    qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
-    Q_block = tl.make_block_ptr(base=Q + qvk_offset, shape=(N_CTX, HEAD_DIM),
-                                strides=(stride_qm, stride_qk), offsets=(start_m * BLOCK_M, 0),
-                                block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
-    K_block = tl.make_block_ptr(base=K + qvk_offset, shape=(HEAD_DIM, N_CTX),
-                                strides=(stride_kk, stride_kn), offsets=(0, 0),
-                                block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
-    V_block = tl.make_block_ptr(base=V + qvk_offset, shape=(N_CTX, HEAD_DIM),
-                                strides=(stride_vk, stride_vn), offsets=(0, 0),
-                                block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
-    O_block = tl.make_block_ptr(base=Out + qvk_offset, shape=(N_CTX, HEAD_DIM),
-                                strides=(stride_om, stride_on), offsets=(start_m * BLOCK_M, 0),
-                                block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504
-    q = tl.load(Q_block)
-    acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block, V_block, start_m, qk_scale,
-                                BLOCK_M, HEAD_DIM, BLOCK_N, 1, offs_m, offs_n, N_CTX)
-    acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block, V_block, start_m, qk_scale,
-                                BLOCK_M, HEAD_DIM, BLOCK_N, 2, offs_m, offs_n, N_CTX)
-    acc = acc / l_i[:, None]
-    tl.store(O_block, acc.to(Out.type.element_ty))
+def causal_attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, scale, s_b, s_h, s_s, s_d, n_heads,
+                            SEQ: tl.constexpr, D: tl.constexpr, BQ: tl.constexpr,
+                            BKV: tl.constexpr):
+    qb = tl.program_id(0)
+    bh = tl.program_id(1)
+    base = (bh // n_heads).to(tl.int64) * s_b + (bh % n_heads).to(tl.int64) * s_h
+    q_blk = tl.make_block_ptr(base=q_ptr + base, shape=(SEQ, D), strides=(s_s, s_d),
+                              offsets=(qb * BQ, 0), block_shape=(BQ, D), order=(1, 0))
+    kt_blk = tl.make_block_ptr(base=k_ptr + base, shape=(D, SEQ), strides=(s_d, s_s),
+                               offsets=(0, 0), block_shape=(D, BKV), order=(0, 1))
+    v_blk = tl.make_block_ptr(base=v_ptr + base, shape=(SEQ, D), strides=(s_s, s_d),
+                              offsets=(0, 0), block_shape=(BKV, D), order=(1, 0))
+    o_blk = tl.make_block_ptr(base=o_ptr + base, shape=(SEQ, D), strides=(s_s, s_d),
+                              offsets=(qb * BQ, 0), block_shape=(BQ, D), order=(1, 0))
+    rq = qb * BQ + tl.arange(0, BQ)
+    rkv = tl.arange(0, BKV)
+    q = tl.load(q_blk)
+    log2_scale = scale * 1.4426950408889634
+    run_max = tl.full([BQ], -1.0e30, dtype=tl.float32)
+    run_sum = tl.zeros([BQ], dtype=tl.float32)
+    out = tl.zeros([BQ, D], dtype=tl.float32)
+    out, run_sum, run_max = _sweep_keys(out, run_sum, run_max, q, kt_blk, v_blk, qb, log2_scale,
+                                        0, qb * BQ, rq, rkv, BKV, False)
+    out, run_sum, run_max = _sweep_keys(out, run_sum, run_max, q, kt_blk, v_blk, qb, log2_scale,
+                                        qb * BQ, (qb + 1) * BQ, rq, rkv, BKV, True)
+    tl.store(o_blk, (out / run_sum[:, None]).to(o_ptr.dtype.element_ty))
 
 
-def launch(q, k, v, sm_scale=0.125):
-    Z, H, N_CTX, HEAD_DIM = q.shape
+def launch(q, k, v, scale=0.125):
+    batch, heads, seq, dim = q.shape
     o = torch.empty_like(q)
-    grid = lambda args: (triton.cdiv(N_CTX, args["BLOCK_M"]), Z * H, 1)
-    _attn_fwd_causal[grid](q, k, v, sm_scale, o,
-                           q.stride(0), q.stride(1), q.stride(2), q.stride(3),
-                           k.stride(0), k.stride(1), k.stride(2), k.stride(3),
-                           v.stride(0), v.stride(1), v.stride(2), v.stride(3),
-                           o.stride(0), o.stride(1), o.stride(2), o.stride(3),
-                           Z, H, N_CTX=N_CTX, HEAD_DIM=HEAD_DIM, BLOCK_M=128, BLOCK_N=64,
-                           num_warps=8, num_stages=3)
+    grid = lambda meta: (triton.cdiv(seq, meta["BQ"]), batch * heads, 1)
+    causal_attention_kernel[grid](q, k, v, o, scale, q.stride(0), q.stride(1), q.stride(2),
+                                  q.stride(3), heads, SEQ=seq, D=dim, BQ=128, BKV=64,
+                                  num_warps=8, num_stages=3)
     return o
