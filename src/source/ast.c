@@ -184,9 +184,15 @@ int tdx_src_is_jit(const tdx_src_node *def)
         tdx_src_node *e = tdx_src_kid(d, TDX_SRC_R_VALUE);
         if (e && e->kind == TDX_SRC_CALL)
             e = tdx_src_call_func(e);
-        /* triton.jit, jit, tl.core.jit ...: Triton's decorator is `jit`
-         * (triton/runtime/jit.py), re-exported under several paths */
-        if (e && dotted_len(e) && strcmp(e->name, "jit") == 0)
+        /* triton.jit, jit, triton.runtime.jit.jit ...: Triton's decorator is
+         * `jit` (triton/runtime/jit.py), re-exported under several paths;
+         * numba.jit and torch.jit are not kernels */
+        if (!e || !dotted_len(e) || strcmp(e->name, "jit") != 0)
+            continue;
+        const tdx_src_node *root = e;
+        while (root->kind == TDX_SRC_ATTRIBUTE)
+            root = root->kids[0];
+        if (root == e || strcmp(root->name, "triton") == 0 || strcmp(root->name, "tl") == 0)
             return 1;
     }
     return 0;
