@@ -1,7 +1,7 @@
-/* The statement half of the parser and its entry point tdx_src_parse: blocks
- * from INDENT/DEDENT, simple and compound statements, and the tolerant
- * recovery that turns a statement outside decorated functions into an
- * OPAQUE node when it does not parse. */
+/* Statements and the parser's entry point tdx_src_parse: simple
+ * statements, blocks from INDENT/DEDENT, and the tolerant recovery that
+ * turns a statement outside decorated functions into an OPAQUE node when it
+ * does not parse. Compound statements are in parse_compound.c. */
 #include <stdlib.h>
 #include <string.h>
 
