@@ -14,6 +14,10 @@ if [ ! -f "fuzz/fuzz_${name}.c" ]; then
     echo "fuzz.sh: no fuzz/fuzz_${name}.c" >&2
     exit 2
 fi
+if ! command -v clang >/dev/null; then
+    echo "fuzz.sh: clang is needed (scripts/setup.sh installs it)" >&2
+    exit 2
+fi
 build=build-fuzz
 mkdir -p "$build"
 # several targets may be built at once (ctest -j): one build at a time

@@ -224,8 +224,9 @@ int tdx_src_is_launch(const tdx_src_node *call, tdx_src_node **kernel, tdx_src_n
  * of it (`triton.autotune(...)`), or NULL. */
 tdx_src_node *tdx_src_decorator(const tdx_src_node *def, const char *dotted);
 /* Non-zero when def is a FUNCDEF decorated as a Triton kernel: @triton.jit,
- * @jit, @triton.jit(...), @jit(...), @tl.core.jit... (any chain ending in
- * `jit`), under any other decorators such as @triton.autotune. */
+ * @jit, @triton.jit(...), @jit(...), @triton.runtime.jit.jit (a chain
+ * ending in `jit` rooted at `triton` or `tl`, or a bare `jit`), under any
+ * other decorators such as @triton.autotune. Not @numba.jit, @torch.jit. */
 int tdx_src_is_jit(const tdx_src_node *def);
 /* Push every Triton kernel FUNCDEF of the module (at any depth, in source
  * order) onto out, allocated in arena. Returns how many were pushed, or -1

@@ -82,7 +82,29 @@ tdx_src_node *tdx_src_p_node(parser *p, tdx_src_kind kind, size_t start_tok, siz
 /* The text of token k copied into the arena. */
 char *tdx_src_p_tokdup(parser *p, size_t k);
 
+/* Enter one nesting level (-1, a fatal error, past TDX_SRC_MAX_DEPTH);
+ * leave it on every return, passing the result through. */
+int tdx_src_p_enter(parser *p);
+tdx_src_node *tdx_src_p_leave(parser *p, tdx_src_node *n);
+/* A node with one child (of role) spanning from token start. */
+tdx_src_node *tdx_src_p_wrap1(parser *p, tdx_src_kind kind, size_t start, tdx_src_node *kid,
+                              tdx_src_role role);
+/* A leaf node for the tokens consumed since start. */
+tdx_src_node *tdx_src_p_leaf(parser *p, tdx_src_kind kind, size_t start);
+
+/* Atoms and the like (parse_atom.c). */
+tdx_src_node *tdx_src_p_atom(parser *p);   /* name, constant, literal, display */
+tdx_src_node *tdx_src_p_slices(parser *p); /* the index of a subscript */
+
+/* Statements (parse_stmt.c, parse_compound.c). */
+int tdx_src_p_suite(parser *p, tdx_src_role role); /* ':' and a block */
+int tdx_src_p_check_target(parser *p, const tdx_src_node *n, int aug);
+/* A compound statement, or NULL with *is_compound 0 when there is none. */
+tdx_src_node *tdx_src_p_compound(parser *p, int *is_compound);
+
 /* Expressions (parse_expr.c). */
+tdx_src_node *tdx_src_p_star_named(parser *p);      /* *x or a named expression */
+tdx_src_node *tdx_src_p_star_expression(parser *p); /* *x or an expression */
 tdx_src_node *tdx_src_p_expression(parser *p);       /* expression (incl. lambda, if-else) */
 tdx_src_node *tdx_src_p_named(parser *p);            /* x := v or expression */
 tdx_src_node *tdx_src_p_star_expressions(parser *p); /* a, *b, c -> TUPLE */

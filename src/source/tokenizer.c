@@ -74,13 +74,16 @@ static void newline(lexer *lx)
     lx->line_start = lx->pos;
 }
 
+// Whether a byte may start an identifier (non-ASCII UTF-8 bytes may).
 static int is_name_start(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
 
+// Whether a byte may continue an identifier.
 static int is_name_char(unsigned char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
+// Whether a newline ("\n" or "\r\n") starts at p.
 static int is_nl(const lexer *lx, size_t p)
 {
     return p < lx->len &&
@@ -125,6 +128,7 @@ static tdx_src_kw keyword_of(const char *s, size_t n)
     return TDX_KW_NONE_;
 }
 
+// The spelling of a keyword.
 const char *tdx_src_kw_str(tdx_src_kw kw)
 {
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
@@ -155,11 +159,13 @@ static const char *const op_names[TDX_OP_COUNT_] = {
     [TDX_OP_PIPEEQ] = "|=",    [TDX_OP_CARETEQ] = "^=",    [TDX_OP_BANG] = "!",
 };
 
+// The spelling of an operator.
 const char *tdx_src_op_str(tdx_src_op op)
 {
     return (unsigned)op < TDX_OP_COUNT_ && op_names[op] ? op_names[op] : "?";
 }
 
+// The dump name of a token kind.
 const char *tdx_src_tok_kind_str(tdx_src_tok_kind k)
 {
     switch (k) {
@@ -504,6 +510,7 @@ static int indentation(lexer *lx)
     return 0;
 }
 
+// The bracket that closes an opening one.
 static const char *closer_for(char open) { return open == '(' ? ")" : open == '[' ? "]" : "}"; }
 
 // The main loop: one token per iteration.
@@ -661,6 +668,7 @@ static void lex(lexer *lx)
     push(lx, TDX_TOK_EOF, lx->pos, lx->line, col);
 }
 
+// Tokenize a whole source into an arena-owned array.
 tdx_status tdx_src_tokenize(const char *path, const char *src, size_t len, tdx_arena *arena,
                             tdx_diags *diags, tdx_src_tokens *out)
 {

@@ -110,6 +110,8 @@ static void kernels_are_found_however_decorated(void **state)
                        "def a(x, BLOCK: tl.constexpr = 128, s=1): pass\n"
                        "@jit\ndef b(x): pass\n"
                        "@torch.no_grad()\ndef c(x): pass\n"
+                       "@numba.jit\ndef e(x): pass\n"
+                       "@torch.jit.script\ndef g(x): pass\n"
                        "class K:\n    @triton.jit\n    def d(x, N: 'tl.constexpr'): pass\n"
                        "def launch(x):\n    a[(1,)](x, BLOCK=64)\n");
     assert_int_equal(f->st, TDX_OK);
