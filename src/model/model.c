@@ -372,7 +372,9 @@ static int visit_launch(tdx_src_node *n, void *ud)
         return 0;
     }
     if (w->cur) {
-        if (n->kind == TDX_SRC_NAME && n->role != TDX_SRC_R_TARGET) {
+        /* `tl` in tl.load and `x` in x.to(...) cannot name a helper */
+        if (n->kind == TDX_SRC_NAME && n->role != TDX_SRC_R_TARGET &&
+            !(n->parent && n->parent->kind == TDX_SRC_ATTRIBUTE)) {
             tdx_km_kernel *h = tdx_km_kernel_named(w->f, n->name);
             if (h && h != w->cur)
                 h->referenced = 1;
