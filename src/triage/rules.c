@@ -552,21 +552,21 @@ static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
     if (!dot)
         return;
+    /* a stage count on the loop (or an enclosing one) overrides the launch's;
+     * num_stages is -1 when not given and 0 when given but not foldable */
     for (const tdx_km_loop *lp = dot->loop; lp; lp = lp->parent) {
-        if (lp->num_stages == 0 || lp->num_stages > 1)
-            return; /* the loop's own stage count overrides the launch's */
-        if (lp->num_stages != 1)
+        if (lp->num_stages < 0)
             continue;
-        {
-            tdx_finding *f = tdx_tri_add(t, "TDX013", lp->node, 0, 0, k->name, 0.7,
-                                         "tl.range(num_stages=1) keeps the tl.dot loop from "
-                                         "being pipelined");
-            if (f)
-                tdx_finding_set_hypothesis(t->ledger, f,
-                                           "each iteration waits for its operand loads; the "
-                                           "tensor cores idle during memory latency");
+        if (lp->num_stages != 1)
             return;
-        }
+        tdx_finding *f = tdx_tri_add(t, "TDX013", lp->node, 0, 0, k->name, 0.7,
+                                     "tl.range(num_stages=1) keeps the tl.dot loop from being "
+                                     "pipelined");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "each iteration waits for its operand loads; the tensor "
+                                       "cores idle during memory latency");
+        return;
     }
     if (k->autotune_deco && k->configs_known && k->nconfigs > 0) {
         for (size_t i = 0; i < k->nconfigs; i++)
