@@ -2,13 +2,12 @@
  * parameters and decorators (autotune configs, heuristics,
  * do_not_specialize), and the launch sites in the non-jit code with their
  * grids, constexpr arguments and launch-side passes. Kernel bodies are
- * folded by model_eval.c. */
+ * folded by model_eval.c, integers by model_fold.c. */
 #include <string.h>
 
 #include "model/model_int.h"
 
-enum { MAX_FOLD_DEPTH = 24 };
-
+// The jit function named name in f, or NULL.
 tdx_km_kernel *tdx_km_kernel_named(const tdx_km_file *f, const char *name)
 {
     if (!name)
@@ -21,6 +20,7 @@ tdx_km_kernel *tdx_km_kernel_named(const tdx_km_file *f, const char *name)
     return NULL;
 }
 
+// The parameter of k named name, or NULL.
 tdx_km_param *tdx_km_param_find(const tdx_km_kernel *k, const char *name)
 {
     if (!name)
@@ -31,6 +31,7 @@ tdx_km_param *tdx_km_param_find(const tdx_km_kernel *k, const char *name)
     return NULL;
 }
 
+// "load" for tl.load, triton.language.load, tl.math.exp -> "exp"; NULL otherwise.
 const char *tdx_km_tl_name(const tdx_src_node *callee)
 {
     if (!callee || callee->kind != TDX_SRC_ATTRIBUTE || !callee->name)
@@ -48,259 +49,29 @@ const char *tdx_km_tl_name(const tdx_src_node *callee)
 }
 
 // The last name of a NAME/ATTRIBUTE chain, or NULL.
-static const char *last_name(const tdx_src_node *n)
+const char *tdx_km_last_name(const tdx_src_node *n)
 {
     if (n && (n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_ATTRIBUTE))
         return n->name;
     return NULL;
 }
 
+// tl.int64 / tl.uint64.
 int tdx_km_is_int64_dtype(const tdx_src_node *n)
 {
-    const char *s = last_name(n);
+    const char *s = tdx_km_last_name(n);
     return s && (strcmp(s, "int64") == 0 || strcmp(s, "uint64") == 0);
 }
 
+// tl.float16 / tl.bfloat16 / the fp8 types: dtypes a tl.dot runs on tensor cores.
 int tdx_km_is_half_dtype(const tdx_src_node *n)
 {
-    const char *s = last_name(n);
+    const char *s = tdx_km_last_name(n);
     return s && (strcmp(s, "float16") == 0 || strcmp(s, "bfloat16") == 0 ||
                  strcmp(s, "fp16") == 0 || strcmp(s, "bf16") == 0 ||
                  strncmp(s, "float8", 6) == 0);
 }
 
-/* ---- folding integers in the non-jit code ---------------------------- */
-
-typedef struct fold {
-    const tdx_km_file *f;
-    const tdx_src_node *scope;  /* FUNCDEF, or NULL for module constants only */
-    const tdx_km_launch *launch;
-    const char *meta;           /* lambda parameter standing for the launch keywords */
-    int depth;
-} fold;
-
-static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n, long long *v);
-
-typedef struct finder {
-    const char *name;
-    size_t before;              /* only assignments starting before this offset */
-    const tdx_src_node *value;  /* last value found (NULL: none or unknown) */
-    const tdx_src_node *stmt;
-    int found;
-} finder;
-
-// Look for `name = value` (or a tuple assignment) in a block, recursively
-// through if/for/while/with/try, never into nested functions or classes.
-static void find_assign(finder *fd, const tdx_src_node *block)
-{
-    for (uint32_t i = 0; i < block->nkids; i++) {
-        const tdx_src_node *s = block->kids[i];
-        if (s->start >= fd->before)
-            return;
-        if (s->role != TDX_SRC_R_BODY && s->role != TDX_SRC_R_ORELSE &&
-            s->role != TDX_SRC_R_FINALBODY && s->role != TDX_SRC_R_HANDLER)
-            continue;
-        switch (s->kind) {
-        case TDX_SRC_ASSIGN: {
-            const tdx_src_node *value = tdx_src_kid(s, TDX_SRC_R_VALUE);
-            for (const tdx_src_node *t = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); t;
-                 t = tdx_src_next(s, TDX_SRC_R_TARGET, t)) {
-                if (t->kind == TDX_SRC_NAME && strcmp(t->name, fd->name) == 0) {
-                    fd->value = value, fd->stmt = s, fd->found = 1;
-                } else if (t->kind == TDX_SRC_TUPLE) {
-                    for (uint32_t j = 0; j < t->nkids; j++) {
-                        const tdx_src_node *e = t->kids[j];
-                        if (e->kind != TDX_SRC_NAME || strcmp(e->name, fd->name) != 0)
-                            continue;
-                        fd->found = 1, fd->stmt = s;
-                        fd->value = (value && value->kind == TDX_SRC_TUPLE &&
-                                     value->nkids == t->nkids)
-                                        ? value->kids[j]
-                                        : NULL;
-                    }
-                }
-            }
-            break;
-        }
-        case TDX_SRC_AUGASSIGN:
-        case TDX_SRC_ANNASSIGN: {
-            const tdx_src_node *t = tdx_src_kid(s, TDX_SRC_R_TARGET);
-            if (t && t->kind == TDX_SRC_NAME && strcmp(t->name, fd->name) == 0) {
-                fd->found = 1, fd->stmt = s;
-                fd->value = s->kind == TDX_SRC_ANNASSIGN ? tdx_src_kid(s, TDX_SRC_R_VALUE) : NULL;
-            }
-            break;
-        }
-        case TDX_SRC_FOR: {
-            const tdx_src_node *t = tdx_src_kid(s, TDX_SRC_R_TARGET);
-            if (t && t->kind == TDX_SRC_NAME && strcmp(t->name, fd->name) == 0)
-                fd->found = 1, fd->value = NULL, fd->stmt = s;
-            find_assign(fd, s);
-            break;
-        }
-        case TDX_SRC_IF:
-        case TDX_SRC_WHILE:
-        case TDX_SRC_WITH:
-        case TDX_SRC_TRY:
-        case TDX_SRC_EXCEPT:
-            find_assign(fd, s);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-// The expression a name is bound to in scope before `before` (NULL: end).
-static const tdx_src_node *binding_of(const tdx_src_node *scope, const char *name,
-                                      const tdx_src_node *before, int *found)
-{
-    finder fd = {name, before ? before->start : (size_t)-1, NULL, NULL, 0};
-    find_assign(&fd, scope);
-    *found = fd.found;
-    return fd.value;
-}
-
-static int fold_name(fold *fx, const tdx_src_node *before, const char *name, long long *v)
-{
-    int found = 0;
-    if (fx->scope) {
-        const tdx_src_node *val = binding_of(fx->scope, name, before, &found);
-        if (found)
-            return val ? fold_expr(fx, val, val, v) : 0;
-        if (tdx_src_param(fx->scope, name))
-            return 0;
-    }
-    const tdx_src_node *val = NULL;
-    for (size_t i = fx->f->nglobals; i-- > 0;)
-        if (fx->f->global_names[i][0] == name[0] && strcmp(fx->f->global_names[i], name) == 0) {
-            val = fx->f->global_values[i];
-            found = 1;
-            break;
-        }
-    if (!found || !val)
-        return 0;
-    fold mod = *fx;
-    mod.scope = NULL;
-    return fold_expr(&mod, val, val, v);
-}
-
-static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n, long long *v)
-{
-    if (!n || fx->depth > MAX_FOLD_DEPTH)
-        return 0;
-    fx->depth++;
-    int ok = 0;
-    long long a, b;
-    switch (n->kind) {
-    case TDX_SRC_NUMBER:
-        ok = tdx_src_int_value(fx->f->mod, n, v) == TDX_OK;
-        break;
-    case TDX_SRC_NAME:
-        ok = fold_name(fx, before, n->name, v);
-        break;
-    case TDX_SRC_UNARYOP:
-        if (n->op == TDX_OP_MINUS && fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_OPERAND), &a))
-            *v = -a, ok = 1;
-        else if (n->op == TDX_OP_PLUS)
-            ok = fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_OPERAND), v);
-        break;
-    case TDX_SRC_BINOP:
-        if (!fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_LEFT), &a) ||
-            !fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_RIGHT), &b))
-            break;
-        ok = 1;
-        switch (n->op) {
-        case TDX_OP_PLUS: *v = a + b; break;
-        case TDX_OP_MINUS: *v = a - b; break;
-        case TDX_OP_STAR: *v = a * b; break;
-        case TDX_OP_DSLASH: ok = b > 0 && a >= 0; if (ok) *v = a / b; break;
-        case TDX_OP_PERCENT: ok = b > 0 && a >= 0; if (ok) *v = a % b; break;
-        case TDX_OP_LSHIFT: ok = b >= 0 && b < 62; if (ok) *v = a << b; break;
-        case TDX_OP_RSHIFT: ok = b >= 0 && b < 63; if (ok) *v = a >> b; break;
-        default: ok = 0; break;
-        }
-        break;
-    case TDX_SRC_CALL: {
-        const tdx_src_node *fn = tdx_src_call_func(n);
-        const char *name = fn ? last_name(fn) : NULL;
-        size_t na = tdx_src_call_nargs(n);
-        if (!name)
-            break;
-        if ((strcmp(name, "cdiv") == 0) && na == 2 &&
-            fold_expr(fx, before, tdx_src_call_arg(n, 0), &a) &&
-            fold_expr(fx, before, tdx_src_call_arg(n, 1), &b) && b > 0 && a >= 0) {
-            *v = (a + b - 1) / b, ok = 1;
-        } else if (strcmp(name, "next_power_of_2") == 0 && na == 1 &&
-                   fold_expr(fx, before, tdx_src_call_arg(n, 0), &a) && a >= 0 &&
-                   a < (1LL << 40)) {
-            long long p = 1;
-            while (p < a)
-                p <<= 1;
-            *v = p, ok = 1;
-        } else if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && na >= 1 &&
-                   fn->kind == TDX_SRC_NAME) {
-            ok = 1;
-            for (size_t i = 0; i < na && ok; i++) {
-                if (!fold_expr(fx, before, tdx_src_call_arg(n, i), &a))
-                    ok = 0;
-                else if (i == 0 || (name[1] == 'i' ? a < *v : a > *v))
-                    *v = a;
-            }
-        } else if (strcmp(name, "int") == 0 && na == 1 && fn->kind == TDX_SRC_NAME) {
-            ok = fold_expr(fx, before, tdx_src_call_arg(n, 0), v);
-        }
-        break;
-    }
-    case TDX_SRC_SUBSCRIPT: {
-        /* META["BLOCK"] in a grid lambda: the launch keyword BLOCK */
-        const tdx_src_node *obj = tdx_src_kid(n, TDX_SRC_R_VALUE);
-        const tdx_src_node *idx = tdx_src_kid(n, TDX_SRC_R_INDEX);
-        if (fx->meta && fx->launch && obj && obj->kind == TDX_SRC_NAME &&
-            strcmp(obj->name, fx->meta) == 0 && idx && idx->kind == TDX_SRC_STRING) {
-            tdx_arena tmp;
-            tdx_arena_init(&tmp, 256);
-            const char *key = tdx_src_string_value(fx->f->mod, idx, &tmp);
-            const tdx_src_node *w;
-            ok = key && tdx_km_launch_constexpr(fx->f, fx->launch, key, v, &w);
-            tdx_arena_free(&tmp);
-        }
-        break;
-    }
-    default:
-        break;
-    }
-    fx->depth--;
-    return ok;
-}
-
-int tdx_km_fold_int(const tdx_km_file *f, const tdx_src_node *scope, const tdx_src_node *before,
-                    const tdx_km_launch *launch, const tdx_src_node *expr, long long *v)
-{
-    fold fx = {f, (scope && scope->kind == TDX_SRC_FUNCDEF) ? scope : NULL, launch, NULL, 0};
-    if (!before)
-        before = expr;
-    return fold_expr(&fx, fx.scope ? before : NULL, expr, v);
-}
-
-int tdx_km_launch_constexpr(const tdx_km_file *f, const tdx_km_launch *l, const char *name,
-                            long long *v, const tdx_src_node **where)
-{
-    tdx_km_param *p = tdx_km_param_find(l->kernel, name);
-    if (!p)
-        return 0;
-    const tdx_src_node *a = l->args[p->index];
-    if (a) {
-        *where = a;
-        return tdx_km_fold_int(f, l->scope, l->call, NULL, a, v);
-    }
-    if (p->has_default_value) {
-        *where = p->dflt;
-        *v = p->default_value;
-        return 1;
-    }
-    return 0;
-}
 
 // Record the module-level assignments (the last binding of each name wins
 // because lookups scan from the end).
@@ -379,6 +150,14 @@ static tdx_status read_params(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena
         q->node = p;
         q->dflt = tdx_src_kid(p, TDX_SRC_R_DEFAULT);
         q->kind = tdx_src_param_is_constexpr(p) ? TDX_KM_PARAM_CONSTEXPR : TDX_KM_PARAM_SCALAR;
+        const tdx_src_node *ann = tdx_src_kid(p, TDX_SRC_R_ANNOTATION);
+        if (ann && ann->kind == TDX_SRC_STRING) {
+            /* a string annotation: BLOCK: "tl.constexpr" */
+            const char *text = tdx_src_string_value(f->mod, ann, arena);
+            size_t tl = text ? strlen(text) : 0;
+            if (tl >= 9 && strcmp(text + tl - 9, "constexpr") == 0)
+                q->kind = TDX_KM_PARAM_CONSTEXPR;
+        }
         if (q->dflt)
             q->has_default_value = tdx_km_fold_int(f, NULL, NULL, NULL, q->dflt,
                                                    &q->default_value);
@@ -397,7 +176,7 @@ static const tdx_src_node *config_list(const tdx_km_file *f, const tdx_src_node 
             return e;
         if (e->kind == TDX_SRC_NAME) {
             int found;
-            e = binding_of(f->mod->root, e->name, NULL, &found);
+            e = tdx_km_binding_of(f->mod->root, e->name, NULL, &found);
         } else if (e->kind == TDX_SRC_CALL) {
             const tdx_src_node *fn = tdx_src_call_func(e);
             const tdx_src_node *def =
@@ -415,6 +194,7 @@ static const tdx_src_node *config_list(const tdx_km_file *f, const tdx_src_node 
     return NULL;
 }
 
+// @triton.autotune(configs=[triton.Config({...}, num_warps=..., num_stages=...)], key=...).
 static tdx_status read_autotune(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
 {
     const tdx_src_node *d = tdx_src_decorator(k->def, "triton.autotune");
@@ -438,7 +218,7 @@ static tdx_status read_autotune(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *are
     k->configs_known = 1;
     for (uint32_t i = 0; i < list->nkids; i++) {
         const tdx_src_node *cfg = list->kids[i];
-        const char *fname = cfg->kind == TDX_SRC_CALL ? last_name(tdx_src_call_func(cfg)) : NULL;
+        const char *fname = cfg->kind == TDX_SRC_CALL ? tdx_km_last_name(tdx_src_call_func(cfg)) : NULL;
         if (!fname || strcmp(fname, "Config") != 0) {
             k->configs_known = 0;
             continue;
@@ -482,6 +262,7 @@ static tdx_status read_autotune(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *are
     return TDX_OK;
 }
 
+// @triton.heuristics({...}): the names it sets.
 static tdx_status read_heuristics(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
 {
     for (const tdx_src_node *d = tdx_src_next(k->def, TDX_SRC_R_DECORATOR, NULL); d;
@@ -489,7 +270,7 @@ static tdx_status read_heuristics(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *a
         const tdx_src_node *c = tdx_src_kid(d, TDX_SRC_R_VALUE);
         if (!c || c->kind != TDX_SRC_CALL)
             continue;
-        const char *name = last_name(tdx_src_call_func(c));
+        const char *name = tdx_km_last_name(tdx_src_call_func(c));
         if (!name || strcmp(name, "heuristics") != 0)
             continue;
         const tdx_src_node *dict = tdx_src_call_kwarg(c, "values");
@@ -521,7 +302,7 @@ static void read_jit(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
          d = tdx_src_next(k->def, TDX_SRC_R_DECORATOR, d)) {
         const tdx_src_node *e = tdx_src_kid(d, TDX_SRC_R_VALUE);
         const tdx_src_node *c = (e && e->kind == TDX_SRC_CALL) ? e : NULL;
-        const char *name = last_name(c ? tdx_src_call_func(c) : e);
+        const char *name = tdx_km_last_name(c ? tdx_src_call_func(c) : e);
         if (!name || strcmp(name, "jit") != 0)
             continue;
         k->jit_deco = d;
@@ -557,9 +338,12 @@ static void read_jit(tdx_km_file *f, tdx_km_kernel *k, tdx_arena *arena)
 typedef struct launch_walk {
     tdx_km_file *f;
     tdx_arena *arena;
+    tdx_km_kernel *cur;  /* the jit function being walked, or NULL */
+    uint32_t cur_end;    /* where its span ends */
     tdx_status st;
 } launch_walk;
 
+// The FUNCDEF around a node, or the MODULE.
 static const tdx_src_node *enclosing_scope(const tdx_src_node *n)
 {
     const tdx_src_node *p = n->parent;
@@ -572,13 +356,37 @@ static const tdx_src_node *enclosing_scope(const tdx_src_node *n)
     return n;
 }
 
+// One walk of the module: inside jit functions it notes the names of other
+// jit functions (helpers) and `return <value>`; outside, the launch sites.
 static int visit_launch(tdx_src_node *n, void *ud)
 {
     launch_walk *w = ud;
+    if (w->cur && n->start >= w->cur_end)
+        w->cur = NULL;
+    if (n->kind == TDX_SRC_FUNCDEF && !w->cur) {
+        tdx_km_kernel *k = tdx_km_kernel_named(w->f, n->name);
+        if (k && k->def == n) {
+            w->cur = k;
+            w->cur_end = n->end;
+        }
+        return 0;
+    }
+    if (w->cur) {
+        /* `tl` in tl.load and `x` in x.to(...) cannot name a helper */
+        if (n->kind == TDX_SRC_NAME && n->role != TDX_SRC_R_TARGET &&
+            !(n->parent && n->parent->kind == TDX_SRC_ATTRIBUTE)) {
+            tdx_km_kernel *h = tdx_km_kernel_named(w->f, n->name);
+            if (h && h != w->cur)
+                h->referenced = 1;
+        } else if (n->kind == TDX_SRC_RETURN && tdx_src_kid(n, TDX_SRC_R_VALUE)) {
+            w->cur->returns_value = 1;
+        }
+        return 0;
+    }
     tdx_src_node *kexpr, *grid;
     if (n->kind != TDX_SRC_CALL || !tdx_src_is_launch(n, &kexpr, &grid))
         return 0;
-    tdx_km_kernel *k = tdx_km_kernel_named(w->f, last_name(kexpr));
+    tdx_km_kernel *k = tdx_km_kernel_named(w->f, tdx_km_last_name(kexpr));
     if (!k)
         return 0;
     tdx_km_launch *l = tdx_arena_alloc(w->arena, sizeof *l);
@@ -618,7 +426,7 @@ static int visit_launch(tdx_src_node *n, void *ud)
     }
     if (grid && grid->kind == TDX_SRC_NAME && l->scope->kind == TDX_SRC_FUNCDEF) {
         int found;
-        const tdx_src_node *b = binding_of(l->scope, grid->name, n, &found);
+        const tdx_src_node *b = tdx_km_binding_of(l->scope, grid->name, n, &found);
         if (found && b)
             l->grid_def = b;
     }
@@ -630,32 +438,6 @@ static int visit_launch(tdx_src_node *n, void *ud)
     return 0;
 }
 
-// Number of programs of a launch grid, when the source makes it knowable.
-static long long grid_size(const tdx_km_file *f, const tdx_km_launch *l)
-{
-    const tdx_src_node *g = l->grid_def;
-    fold fx = {f, l->scope->kind == TDX_SRC_FUNCDEF ? l->scope : NULL, l, NULL, 0};
-    if (g && g->kind == TDX_SRC_LAMBDA) {
-        const tdx_src_node *p = tdx_src_next(g, TDX_SRC_R_PARAM, NULL);
-        fx.meta = p ? p->name : NULL;
-        g = tdx_src_kid(g, TDX_SRC_R_BODY);
-    }
-    if (!g)
-        return -1;
-    const tdx_src_node *before = fx.scope ? l->call : NULL;
-    long long total = 1, v;
-    if (g->kind == TDX_SRC_TUPLE || g->kind == TDX_SRC_LIST) {
-        if (g->nkids == 0)
-            return -1;
-        for (uint32_t i = 0; i < g->nkids; i++) {
-            if (!fold_expr(&fx, before, g->kids[i], &v) || v < 0)
-                return -1;
-            total *= v;
-        }
-        return total;
-    }
-    return fold_expr(&fx, before, g, &v) && v >= 0 ? v : -1;
-}
 
 /* ---- launch-side passes ---------------------------------------------- */
 
@@ -666,6 +448,7 @@ typedef struct pass_walk {
     tdx_status st;
 } pass_walk;
 
+// A launch-side pass in a scope that launches a kernel: x.float(), x.to(...), x.contiguous().
 static int visit_pass(tdx_src_node *n, void *ud)
 {
     pass_walk *w = ud;
@@ -698,45 +481,7 @@ static int visit_pass(tdx_src_node *n, void *ud)
     return 0;
 }
 
-/* ---- helpers --------------------------------------------------------- */
-
-typedef struct helper_walk {
-    tdx_km_file *f;
-    tdx_km_kernel *self;
-} helper_walk;
-
-static int visit_helper_ref(tdx_src_node *n, void *ud)
-{
-    helper_walk *w = ud;
-    if (n->kind != TDX_SRC_NAME || !n->name)
-        return 0;
-    tdx_km_kernel *h = tdx_km_kernel_named(w->f, n->name);
-    if (h && h != w->self && h->launches.len == 0)
-        h->is_helper = 1;
-    return 0;
-}
-
-static int visit_return(tdx_src_node *n, void *ud)
-{
-    if (n->kind == TDX_SRC_FUNCDEF || n->kind == TDX_SRC_LAMBDA || n->kind == TDX_SRC_CLASSDEF)
-        return 1;
-    if (n->kind == TDX_SRC_RETURN && tdx_src_kid(n, TDX_SRC_R_VALUE)) {
-        *(int *)ud = 1;
-        return -1;
-    }
-    return 0;
-}
-
-// Non-zero when a FUNCDEF has `return <value>` in its own body.
-static int returns_value(const tdx_src_node *def)
-{
-    int found = 0;
-    for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s && !found;
-         s = tdx_src_next(def, TDX_SRC_R_BODY, s))
-        tdx_src_walk((tdx_src_node *)s, visit_return, &found);
-    return found;
-}
-
+// x_ptr, xPtr, X_PTR: named like a pointer.
 static int is_pointer_name(const char *s)
 {
     size_t n = strlen(s);
@@ -744,6 +489,7 @@ static int is_pointer_name(const char *s)
                        strcmp(s + n - 3, "PTR") == 0));
 }
 
+// Build the model: kernels, decorators, launches, kernel bodies, pointer parameters, passes.
 tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file **out)
 {
     *out = NULL;
@@ -779,22 +525,15 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
         *out = f;
         return TDX_OK;
     }
-    launch_walk lw = {f, arena, TDX_OK};
+    launch_walk lw = {f, arena, NULL, 0, TDX_OK};
     tdx_src_walk(mod->root, visit_launch, &lw);
     if (lw.st)
         return lw.st;
     for (size_t i = 0; i < f->kernels.len; i++) {
-        helper_walk hw = {f, f->kernels.items[i]};
-        const tdx_src_node *def = hw.self->def;
-        for (const tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s;
-             s = tdx_src_next(def, TDX_SRC_R_BODY, s))
-            tdx_src_walk((tdx_src_node *)s, visit_helper_ref, &hw);
-    }
-    for (size_t i = 0; i < f->kernels.len; i++) {
         tdx_km_kernel *k = f->kernels.items[i];
         /* a kernel cannot return a value: a jit function that does is a
          * device function (a helper), even when this file never calls it */
-        if (!k->launches.len && returns_value(k->def))
+        if (!k->launches.len && (k->referenced || k->returns_value))
             k->is_helper = 1;
         if (k->is_helper)
             continue;
@@ -815,7 +554,7 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
     }
     for (size_t i = 0; i < f->launches.len; i++) {
         tdx_km_launch *l = f->launches.items[i];
-        l->grid_size = grid_size(f, l);
+        l->grid_size = tdx_km_grid_size(f, l);
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
             seen = ((tdx_km_launch *)f->launches.items[j])->scope == l->scope;

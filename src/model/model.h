@@ -197,7 +197,10 @@ typedef struct tdx_km_launch {
 struct tdx_km_kernel {
     const char *name;
     const tdx_src_node *def;     /* FUNCDEF */
-    int is_helper;               /* called (or referenced) from another jit function */
+    int is_helper;               /* called (or referenced) from another jit function, or
+                                    returns a value, and never launched */
+    int referenced;              /* named in another jit function's body */
+    int returns_value;           /* has `return <value>` (kernels cannot) */
     tdx_km_param *params;
     size_t nparams;
     uint32_t pid_axes;           /* bit a: tl.program_id(a) is read */

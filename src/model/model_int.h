@@ -21,4 +21,18 @@ int tdx_km_is_int64_dtype(const tdx_src_node *n);
 /* Non-zero when a NAME/ATTRIBUTE chain names a dtype of 16 bits or less. */
 int tdx_km_is_half_dtype(const tdx_src_node *n);
 
+/* The last name of a NAME/ATTRIBUTE chain ("Config" for triton.Config), or NULL. */
+const char *tdx_km_last_name(const tdx_src_node *n);
+
+/* The expression name is bound to by the last assignment in scope (a
+ * FUNCDEF or the MODULE, through if/for/with/try blocks but not nested
+ * functions) that starts before `before` (NULL: anywhere). *found says
+ * whether there is one; the result is NULL when it is not a plain value. */
+const tdx_src_node *tdx_km_binding_of(const tdx_src_node *scope, const char *name,
+                                      const tdx_src_node *before, int *found);
+
+/* Number of programs of a launch's grid when the source makes it knowable,
+ * else -1. */
+long long tdx_km_grid_size(const tdx_km_file *f, const tdx_km_launch *l);
+
 #endif

@@ -7,11 +7,13 @@
 
 #include "source/ast.h"
 
+// The first child with a role.
 tdx_src_node *tdx_src_kid(const tdx_src_node *n, tdx_src_role role)
 {
     return tdx_src_next(n, role, NULL);
 }
 
+// The next child with a role after prev, using prev's index in its parent.
 tdx_src_node *tdx_src_next(const tdx_src_node *n, tdx_src_role role, const tdx_src_node *prev)
 {
     if (!n)
@@ -23,6 +25,7 @@ tdx_src_node *tdx_src_next(const tdx_src_node *n, tdx_src_role role, const tdx_s
     return NULL;
 }
 
+// How many children have a role.
 size_t tdx_src_count(const tdx_src_node *n, tdx_src_role role)
 {
     size_t c = 0;
@@ -31,6 +34,7 @@ size_t tdx_src_count(const tdx_src_node *n, tdx_src_role role)
     return c;
 }
 
+// Pre-order walk; the tree height is bounded, so recursion is too.
 int tdx_src_walk(tdx_src_node *n, tdx_src_visit_fn fn, void *ud)
 {
     if (!n)
@@ -46,6 +50,7 @@ int tdx_src_walk(tdx_src_node *n, tdx_src_visit_fn fn, void *ud)
     return 0;
 }
 
+// The source bytes of a node.
 const char *tdx_src_text(const tdx_src_module *m, const tdx_src_node *n, size_t *len)
 {
     if (!m || !n || n->end > m->len || n->start > n->end) {
@@ -56,6 +61,7 @@ const char *tdx_src_text(const tdx_src_module *m, const tdx_src_node *n, size_t 
     return m->src + n->start;
 }
 
+// The source text of a node, copied with a NUL.
 char *tdx_src_text_dup(const tdx_src_module *m, const tdx_src_node *n, tdx_arena *arena)
 {
     size_t len;
@@ -79,6 +85,7 @@ static size_t dotted_len(const tdx_src_node *n)
     }
 }
 
+// "a.b.c" of a NAME/ATTRIBUTE chain, written right to left.
 char *tdx_src_dotted(const tdx_src_node *n, tdx_arena *arena)
 {
     size_t len = dotted_len(n);
@@ -99,6 +106,7 @@ char *tdx_src_dotted(const tdx_src_node *n, tdx_arena *arena)
     return out;
 }
 
+// Match a NAME/ATTRIBUTE chain against "a.b.c" from the right, without allocating.
 int tdx_src_is_dotted(const tdx_src_node *n, const char *dotted)
 {
     size_t end = strlen(dotted);
@@ -116,11 +124,13 @@ int tdx_src_is_dotted(const tdx_src_node *n, const char *dotted)
     }
 }
 
+// The callee of a call.
 tdx_src_node *tdx_src_call_func(const tdx_src_node *call)
 {
     return call && call->kind == TDX_SRC_CALL ? tdx_src_kid(call, TDX_SRC_R_FUNC) : NULL;
 }
 
+// The i-th positional argument of a call.
 tdx_src_node *tdx_src_call_arg(const tdx_src_node *call, size_t i)
 {
     if (!call || call->kind != TDX_SRC_CALL)
@@ -132,11 +142,13 @@ tdx_src_node *tdx_src_call_arg(const tdx_src_node *call, size_t i)
     return NULL;
 }
 
+// The number of positional arguments of a call.
 size_t tdx_src_call_nargs(const tdx_src_node *call)
 {
     return call && call->kind == TDX_SRC_CALL ? tdx_src_count(call, TDX_SRC_R_ARG) : 0;
 }
 
+// The value of a named keyword argument (of a call or a class header).
 tdx_src_node *tdx_src_call_kwarg(const tdx_src_node *call, const char *name)
 {
     if (!call || (call->kind != TDX_SRC_CALL && call->kind != TDX_SRC_CLASSDEF))
@@ -148,6 +160,7 @@ tdx_src_node *tdx_src_call_kwarg(const tdx_src_node *call, const char *name)
     return NULL;
 }
 
+// Recognise kernel[grid](...) and hand out its kernel and grid.
 int tdx_src_is_launch(const tdx_src_node *call, tdx_src_node **kernel, tdx_src_node **grid)
 {
     tdx_src_node *f = tdx_src_call_func(call);
@@ -160,6 +173,7 @@ int tdx_src_is_launch(const tdx_src_node *call, tdx_src_node **kernel, tdx_src_n
     return 1;
 }
 
+// The decorator that is, or calls, a dotted name.
 tdx_src_node *tdx_src_decorator(const tdx_src_node *def, const char *dotted)
 {
     if (!def || (def->kind != TDX_SRC_FUNCDEF && def->kind != TDX_SRC_CLASSDEF))
@@ -175,6 +189,7 @@ tdx_src_node *tdx_src_decorator(const tdx_src_node *def, const char *dotted)
     return NULL;
 }
 
+// Whether a def carries Triton's jit decorator.
 int tdx_src_is_jit(const tdx_src_node *def)
 {
     if (!def || def->kind != TDX_SRC_FUNCDEF)
@@ -184,9 +199,15 @@ int tdx_src_is_jit(const tdx_src_node *def)
         tdx_src_node *e = tdx_src_kid(d, TDX_SRC_R_VALUE);
         if (e && e->kind == TDX_SRC_CALL)
             e = tdx_src_call_func(e);
-        /* triton.jit, jit, tl.core.jit ...: Triton's decorator is `jit`
-         * (triton/runtime/jit.py), re-exported under several paths */
-        if (e && dotted_len(e) && strcmp(e->name, "jit") == 0)
+        /* triton.jit, jit, triton.runtime.jit.jit ...: Triton's decorator is
+         * `jit` (triton/runtime/jit.py), re-exported under several paths;
+         * numba.jit and torch.jit are not kernels */
+        if (!e || !dotted_len(e) || strcmp(e->name, "jit") != 0)
+            continue;
+        const tdx_src_node *root = e;
+        while (root->kind == TDX_SRC_ATTRIBUTE)
+            root = root->kids[0];
+        if (root == e || strcmp(root->name, "triton") == 0 || strcmp(root->name, "tl") == 0)
             return 1;
     }
     return 0;
@@ -219,6 +240,7 @@ static int collect_jit(tdx_src_node *n, void *ud)
     }
 }
 
+// Collect every kernel of a module in source order.
 int tdx_src_find_jit(const tdx_src_module *m, tdx_arena *arena, tdx_ptrvec *out)
 {
     jit_walk w = {arena, out, 0};
@@ -232,6 +254,7 @@ typedef struct def_walk {
     tdx_src_node *found;
 } def_walk;
 
+// Visitor for tdx_src_find_def: stop at the first def of that name.
 static int find_def_visit(tdx_src_node *n, void *ud)
 {
     def_walk *w = ud;
@@ -242,6 +265,7 @@ static int find_def_visit(tdx_src_node *n, void *ud)
     return n->kind >= TDX_SRC_NAME ? 1 : 0;
 }
 
+// Find a def by name, module level first.
 tdx_src_node *tdx_src_find_def(const tdx_src_module *m, const char *name)
 {
     if (!m || !m->root)
@@ -257,6 +281,7 @@ tdx_src_node *tdx_src_find_def(const tdx_src_module *m, const char *name)
     return w.found;
 }
 
+// Find a parameter by name.
 tdx_src_node *tdx_src_param(const tdx_src_node *def, const char *name)
 {
     for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
@@ -266,6 +291,7 @@ tdx_src_node *tdx_src_param(const tdx_src_node *def, const char *name)
     return NULL;
 }
 
+// Whether a parameter is annotated as a Triton constexpr.
 int tdx_src_param_is_constexpr(const tdx_src_node *param)
 {
     tdx_src_node *a = tdx_src_kid(param, TDX_SRC_R_ANNOTATION);
@@ -306,6 +332,7 @@ static const tdx_src_node *signed_literal(const tdx_src_node *n, int *neg)
     return n;
 }
 
+// The value of an integer literal, sign included.
 tdx_status tdx_src_int_value(const tdx_src_module *m, const tdx_src_node *n, long long *v)
 {
     int neg;
@@ -334,6 +361,7 @@ tdx_status tdx_src_int_value(const tdx_src_module *m, const tdx_src_node *n, lon
     return TDX_OK;
 }
 
+// The value of an int or float literal as a double.
 tdx_status tdx_src_number_value(const tdx_src_module *m, const tdx_src_node *n, double *v)
 {
     long long i;
@@ -376,6 +404,7 @@ static size_t unescape(const char *s, size_t k, size_t n, char *out, size_t *o)
     }
 }
 
+// The decoded text of plain string literals, concatenated.
 char *tdx_src_string_value(const tdx_src_module *m, const tdx_src_node *n, tdx_arena *arena)
 {
     if (!n || n->kind != TDX_SRC_STRING || (n->flags & (TDX_SRC_F_FSTRING | TDX_SRC_F_BYTES)))
@@ -431,6 +460,7 @@ char *tdx_src_string_value(const tdx_src_module *m, const tdx_src_node *n, tdx_a
     return out;
 }
 
+// Line and column of a byte offset (a linear scan; for occasional use).
 void tdx_src_position(const tdx_src_module *m, size_t offset, int *line, int *col)
 {
     if (offset > m->len)
@@ -445,4 +475,73 @@ void tdx_src_position(const tdx_src_module *m, size_t offset, int *line, int *co
         }
     *line = l;
     *col = (int)(offset - ls) + 1;
+}
+
+// The position of the name after `def`/`class`.
+void tdx_src_def_name_pos(const tdx_src_module *m, const tdx_src_node *def, int *line, int *col)
+{
+    *line = *col = 0;
+    if (!m || !def || (def->kind != TDX_SRC_FUNCDEF && def->kind != TDX_SRC_CLASSDEF))
+        return;
+    /* the first token of the node, by binary search on start offsets */
+    size_t lo = 0, hi = m->toks.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->toks.items[mid].start < def->start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* decorators hold expressions only, so the first `def`/`class` keyword
+     * from here is this node's */
+    for (size_t k = lo; k + 1 < m->toks.len && m->toks.items[k].start < def->end; k++) {
+        const tdx_src_token *t = &m->toks.items[k];
+        if (t->kind == TDX_TOK_NAME && (t->kw == TDX_KW_DEF || t->kw == TDX_KW_CLASS)) {
+            *line = t[1].line;
+            *col = t[1].col;
+            return;
+        }
+    }
+}
+
+// The byte offset of a line:col position.
+size_t tdx_src_offset(const tdx_src_module *m, int line, int col)
+{
+    if (!m || line < 1 || col < 1)
+        return (size_t)-1;
+    size_t off = 0;
+    for (int l = 1; l < line; l++) {
+        const char *nl = off < m->len ? memchr(m->src + off, '\n', m->len - off) : NULL;
+        if (!nl)
+            return (size_t)-1;
+        off = (size_t)(nl - m->src) + 1;
+    }
+    const char *nl = off < m->len ? memchr(m->src + off, '\n', m->len - off) : NULL;
+    size_t line_end = nl ? (size_t)(nl - m->src) : m->len;
+    if (off + (size_t)col - 1 > line_end)
+        return (size_t)-1;
+    return off + (size_t)col - 1;
+}
+
+// Descend to the innermost node containing an offset.
+tdx_src_node *tdx_src_node_at(const tdx_src_module *m, size_t offset)
+{
+    if (!m || !m->root || offset > m->len)
+        return NULL;
+    tdx_src_node *n = m->root;
+    for (;;) {
+        tdx_src_node *inner = NULL;
+        for (uint32_t k = 0; k < n->nkids; k++) {
+            tdx_src_node *kid = n->kids[k];
+            if (kid->start <= offset && offset < kid->end) {
+                inner = kid;
+                break;
+            }
+            if (kid->start > offset)
+                break;
+        }
+        if (!inner)
+            return n;
+        n = inner;
+    }
 }

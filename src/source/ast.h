@@ -224,8 +224,9 @@ int tdx_src_is_launch(const tdx_src_node *call, tdx_src_node **kernel, tdx_src_n
  * of it (`triton.autotune(...)`), or NULL. */
 tdx_src_node *tdx_src_decorator(const tdx_src_node *def, const char *dotted);
 /* Non-zero when def is a FUNCDEF decorated as a Triton kernel: @triton.jit,
- * @jit, @triton.jit(...), @jit(...), @tl.core.jit... (any chain ending in
- * `jit`), under any other decorators such as @triton.autotune. */
+ * @jit, @triton.jit(...), @jit(...), @triton.runtime.jit.jit (a chain
+ * ending in `jit` rooted at `triton` or `tl`, or a bare `jit`), under any
+ * other decorators such as @triton.autotune. Not @numba.jit, @torch.jit. */
 int tdx_src_is_jit(const tdx_src_node *def);
 /* Push every Triton kernel FUNCDEF of the module (at any depth, in source
  * order) onto out, allocated in arena. Returns how many were pushed, or -1
@@ -253,6 +254,18 @@ char *tdx_src_string_value(const tdx_src_module *m, const tdx_src_node *n, tdx_a
 /* 1-based line and byte column of a byte offset of the module's source
  * (offset == len is allowed: the position after the last byte). */
 void tdx_src_position(const tdx_src_module *m, size_t offset, int *line, int *col);
+
+/* 1-based line and byte column of the name of a FUNCDEF or CLASSDEF (the
+ * word after `def`/`class`; the node itself spans from its first decorator).
+ * 0, 0 when def is not one. */
+void tdx_src_def_name_pos(const tdx_src_module *m, const tdx_src_node *def, int *line, int *col);
+/* The byte offset of 1-based line:col, or (size_t)-1 when it lies outside
+ * the source. */
+size_t tdx_src_offset(const tdx_src_module *m, int line, int col);
+/* The innermost node whose span contains the byte offset (start <= offset <
+ * end), or the module when none does; NULL when offset is outside the
+ * source. Maps a compiler location (`loc("k.py":12:9)`) back to the tree. */
+tdx_src_node *tdx_src_node_at(const tdx_src_module *m, size_t offset);
 
 /* ---- printing -------------------------------------------------------- */
 

@@ -20,9 +20,11 @@ typedef struct parser {
     size_t last; /* last consumed token with text (not NEWLINE/INDENT/DEDENT) */
     int depth;   /* nesting of expressions and blocks */
     int strict;  /* inside a decorated def: errors are not tolerated */
+    /* fatal: the error ends the parse (too deep, out of memory, or in a
+     * decorated def); otherwise a tolerant statement may drop it */
     /* the pending error */
     int err;
-    int fatal;          /* the error ends the parse even in tolerant code */
+    int fatal;
     size_t err_tok;
     const char *err_what; /* "expected ':'" style text, static */
     /* children of the nodes being built (a stack shared by all) */
@@ -80,13 +82,36 @@ tdx_src_node *tdx_src_p_node(parser *p, tdx_src_kind kind, size_t start_tok, siz
 /* The text of token k copied into the arena. */
 char *tdx_src_p_tokdup(parser *p, size_t k);
 
+/* Enter one nesting level (-1, a fatal error, past TDX_SRC_MAX_DEPTH);
+ * leave it on every return, passing the result through. */
+int tdx_src_p_enter(parser *p);
+tdx_src_node *tdx_src_p_leave(parser *p, tdx_src_node *n);
+/* A node with one child (of role) spanning from token start. */
+tdx_src_node *tdx_src_p_wrap1(parser *p, tdx_src_kind kind, size_t start, tdx_src_node *kid,
+                              tdx_src_role role);
+/* A leaf node for the tokens consumed since start. */
+tdx_src_node *tdx_src_p_leaf(parser *p, tdx_src_kind kind, size_t start);
+
+/* Atoms and the like (parse_atom.c). */
+tdx_src_node *tdx_src_p_atom(parser *p);   /* name, constant, literal, display */
+tdx_src_node *tdx_src_p_slices(parser *p); /* the index of a subscript */
+
+/* Statements (parse_stmt.c, parse_compound.c). */
+int tdx_src_p_suite(parser *p, tdx_src_role role); /* ':' and a block */
+int tdx_src_p_check_target(parser *p, const tdx_src_node *n, int aug);
+/* A compound statement, or NULL with *is_compound 0 when there is none. */
+tdx_src_node *tdx_src_p_compound(parser *p, int *is_compound);
+
 /* Expressions (parse_expr.c). */
+tdx_src_node *tdx_src_p_star_named(parser *p);      /* *x or a named expression */
+tdx_src_node *tdx_src_p_star_expression(parser *p); /* *x or an expression */
 tdx_src_node *tdx_src_p_expression(parser *p);       /* expression (incl. lambda, if-else) */
 tdx_src_node *tdx_src_p_named(parser *p);            /* x := v or expression */
 tdx_src_node *tdx_src_p_star_expressions(parser *p); /* a, *b, c -> TUPLE */
 tdx_src_node *tdx_src_p_bitor(parser *p);            /* the `|` level */
 tdx_src_node *tdx_src_p_disjunction(parser *p);      /* the `or` level */
 tdx_src_node *tdx_src_p_targets(parser *p);          /* for-targets: a, (b, c) */
+tdx_src_node *tdx_src_p_target(parser *p);           /* one target: *x or x.y[i] */
 tdx_src_node *tdx_src_p_yield(parser *p);            /* yield [from] ... */
 /* Call arguments up to (not including) `)`, pushed with role pos_role for
  * positional ones and KEYWORD for keywords. Returns 0 or -1. */

@@ -1,118 +1,11 @@
-/* The statement half of the parser and its entry point tdx_src_parse: blocks
- * from INDENT/DEDENT, simple and compound statements, and the tolerant
- * recovery that turns a statement outside decorated functions into an
- * OPAQUE node when it does not parse. */
+/* Statements and the parser's entry point tdx_src_parse: simple
+ * statements, blocks from INDENT/DEDENT, and the tolerant recovery that
+ * turns a statement outside decorated functions into an OPAQUE node when it
+ * does not parse. Compound statements are in parse_compound.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "source/parse_int.h"
-
-/* ---- helpers shared with parse_expr.c -------------------------------- */
-
-void tdx_src_p_advance(parser *p)
-{
-    const tdx_src_token *t = &p->t[p->i];
-    if (t->kind == TDX_TOK_EOF)
-        return;
-    if (t->kind >= TDX_TOK_NAME)
-        p->last = p->i;
-    p->i++;
-}
-
-void *tdx_src_p_fail(parser *p, const char *what)
-{
-    if (!p->err) {
-        p->err = 1;
-        p->err_tok = p->i;
-        p->err_what = what;
-    }
-    if (p->strict)
-        p->fatal = 1;
-    return NULL;
-}
-
-void *tdx_src_p_fatal(parser *p, const char *what)
-{
-    if (!p->err || !p->fatal) {
-        p->err = 1;
-        p->err_tok = p->i;
-        p->err_what = what;
-    }
-    p->fatal = 1;
-    return NULL;
-}
-
-int tdx_src_p_expect(parser *p, tdx_src_op op, const char *what)
-{
-    if (!at_op(p, op)) {
-        tdx_src_p_fail(p, what);
-        return -1;
-    }
-    tdx_src_p_advance(p);
-    return 0;
-}
-
-int tdx_src_p_push(parser *p, tdx_src_node *kid, tdx_src_role role)
-{
-    if (p->sp == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
-        tdx_src_node **s = realloc(p->stk, cap * sizeof *s);
-        if (!s) {
-            tdx_src_p_fatal(p, "out of memory");
-            return -1;
-        }
-        p->stk = s;
-        p->cap = cap;
-    }
-    kid->role = (uint8_t)role;
-    p->stk[p->sp++] = kid;
-    return 0;
-}
-
-tdx_src_node *tdx_src_p_node(parser *p, tdx_src_kind kind, size_t start_tok, size_t mark)
-{
-    tdx_src_node *n = tdx_arena_alloc(p->arena, sizeof *n);
-    size_t nk = p->sp - mark;
-    if (!n || (nk && !(n->kids = tdx_arena_alloc(p->arena, nk * sizeof *n->kids))))
-        return tdx_src_p_fatal(p, "out of memory");
-    const tdx_src_token *a = &p->t[start_tok];
-    /* the last consumed token with text; a node always has one, but stay
-     * inside the source if a caller ever builds an empty one */
-    const tdx_src_token *b = p->last >= start_tok ? &p->t[p->last] : a;
-    n->kind = (uint8_t)kind;
-    n->start = a->start;
-    n->line = a->line;
-    n->col = a->col;
-    n->end = b->end;
-    n->end_line = b->end_line;
-    n->end_col = b->end_col;
-    if (p->last < start_tok) {
-        n->end = a->start;
-        n->end_line = a->line;
-        n->end_col = a->col;
-    }
-    n->nkids = (uint32_t)nk;
-    unsigned height = 0;
-    for (size_t k = 0; k < nk; k++) {
-        tdx_src_node *kid = p->stk[mark + k];
-        n->kids[k] = kid;
-        kid->parent = n;
-        kid->index = (uint32_t)k;
-        if (kid->height > height)
-            height = kid->height;
-    }
-    p->sp = mark;
-    n->height = (uint16_t)(height + 1);
-    if (height + 1 > TDX_SRC_MAX_HEIGHT)
-        return tdx_src_p_fatal(p, "expression nested too deeply");
-    return n;
-}
-
-char *tdx_src_p_tokdup(parser *p, size_t k)
-{
-    const tdx_src_token *t = &p->t[k];
-    return tdx_arena_strndup(p->arena, p->src + t->start, t->end - t->start);
-}
 
 /* ---- statements ------------------------------------------------------ */
 
@@ -143,7 +36,7 @@ static int assignable(const tdx_src_node *n, int aug)
 }
 
 // Fail unless n is assignable; returns 0 or -1.
-static int check_target(parser *p, const tdx_src_node *n, int aug)
+int tdx_src_p_check_target(parser *p, const tdx_src_node *n, int aug)
 {
     if (assignable(n, aug))
         return 0;
@@ -190,7 +83,7 @@ static tdx_src_node *expr_stmt(parser *p)
         return NULL;
     const tdx_src_token *t = cur(p);
     if (t->kind == TDX_TOK_OP && t->op == TDX_OP_COLON) {
-        if (check_target(p, first, 1) < 0 || tdx_src_p_push(p, first, TDX_SRC_R_TARGET) < 0)
+        if (tdx_src_p_check_target(p, first, 1) < 0 || tdx_src_p_push(p, first, TDX_SRC_R_TARGET) < 0)
             return NULL;
         tdx_src_p_advance(p);
         tdx_src_node *ann = tdx_src_p_expression(p);
@@ -206,7 +99,7 @@ static tdx_src_node *expr_stmt(parser *p)
     }
     if (t->kind == TDX_TOK_OP && aug_binop((tdx_src_op)t->op) != TDX_OP_NONE) {
         tdx_src_op op = aug_binop((tdx_src_op)t->op);
-        if (check_target(p, first, 1) < 0 || tdx_src_p_push(p, first, TDX_SRC_R_TARGET) < 0)
+        if (tdx_src_p_check_target(p, first, 1) < 0 || tdx_src_p_push(p, first, TDX_SRC_R_TARGET) < 0)
             return NULL;
         tdx_src_p_advance(p);
         tdx_src_node *v = rhs(p);
@@ -220,7 +113,7 @@ static tdx_src_node *expr_stmt(parser *p)
     if (t->kind == TDX_TOK_OP && t->op == TDX_OP_EQUAL) {
         tdx_src_node *prev = first;
         while (at_op(p, TDX_OP_EQUAL)) {
-            if (check_target(p, prev, 0) < 0 || tdx_src_p_push(p, prev, TDX_SRC_R_TARGET) < 0)
+            if (tdx_src_p_check_target(p, prev, 0) < 0 || tdx_src_p_push(p, prev, TDX_SRC_R_TARGET) < 0)
                 return NULL;
             tdx_src_p_advance(p);
             prev = rhs(p);
@@ -486,7 +379,7 @@ static int simple_stmts(parser *p, tdx_src_role role)
 }
 
 // ':' then an indented block or simple statements on the same line.
-static int suite(parser *p, tdx_src_role role)
+int tdx_src_p_suite(parser *p, tdx_src_role role)
 {
     if (tdx_src_p_expect(p, TDX_OP_COLON, "expected ':'") < 0)
         return -1;
@@ -516,323 +409,6 @@ static int block(parser *p, tdx_src_role role)
         tdx_src_p_advance(p);
     p->depth--;
     return r;
-}
-
-// An `else:` / `finally:` clause if present, its statements pushed with role.
-static int opt_clause(parser *p, tdx_src_kw kw, tdx_src_role role)
-{
-    if (!at_kw(p, kw))
-        return 0;
-    tdx_src_p_advance(p);
-    return suite(p, role);
-}
-
-// if / elif chain: the elif is a nested IF in the orelse.
-static tdx_src_node *if_stmt(parser *p)
-{
-    size_t s = p->i, mark = p->sp;
-    int elif = at_kw(p, TDX_KW_ELIF);
-    tdx_src_p_advance(p);
-    tdx_src_node *test = tdx_src_p_named(p);
-    if (!test || tdx_src_p_push(p, test, TDX_SRC_R_TEST) < 0 || suite(p, TDX_SRC_R_BODY) < 0)
-        return NULL;
-    if (at_kw(p, TDX_KW_ELIF)) {
-        tdx_src_node *e = if_stmt(p);
-        if (!e || tdx_src_p_push(p, e, TDX_SRC_R_ORELSE) < 0)
-            return NULL;
-    } else if (opt_clause(p, TDX_KW_ELSE, TDX_SRC_R_ORELSE) < 0) {
-        return NULL;
-    }
-    tdx_src_node *n = tdx_src_p_node(p, TDX_SRC_IF, s, mark);
-    if (n && elif)
-        n->flags |= TDX_SRC_F_ELIF;
-    return n;
-}
-
-// One `expr [as target]` of a with statement, pushed.
-static int with_item(parser *p)
-{
-    size_t s = p->i, mark = p->sp;
-    tdx_src_node *v = tdx_src_p_expression(p);
-    if (!v || tdx_src_p_push(p, v, TDX_SRC_R_VALUE) < 0)
-        return -1;
-    if (at_kw(p, TDX_KW_AS)) {
-        tdx_src_p_advance(p);
-        tdx_src_node *t = tdx_src_p_targets(p);
-        if (!t || tdx_src_p_push(p, t, TDX_SRC_R_TARGET) < 0)
-            return -1;
-    }
-    tdx_src_node *it = tdx_src_p_node(p, TDX_SRC_WITHITEM, s, mark);
-    return it ? tdx_src_p_push(p, it, TDX_SRC_R_ITEM) : -1;
-}
-
-// with a as b, c:  |  with (a as b, c):
-static int with_items(parser *p)
-{
-    if (at_op(p, TDX_OP_LPAR)) {
-        /* the parenthesised form, tried first and dropped if the text is
-         * really `with (a, b) as c:` or `with (a).b:` */
-        pmark m = pmark_save(p);
-        int strict = p->strict;
-        p->strict = 0;
-        tdx_src_p_advance(p);
-        int ok = 1;
-        for (;;) {
-            if (with_item(p) < 0) {
-                ok = 0;
-                break;
-            }
-            if (!at_op(p, TDX_OP_COMMA))
-                break;
-            tdx_src_p_advance(p);
-            if (at_op(p, TDX_OP_RPAR))
-                break;
-        }
-        ok = ok && at_op(p, TDX_OP_RPAR) && peek_at(p, 1)->kind == TDX_TOK_OP &&
-             peek_at(p, 1)->op == TDX_OP_COLON;
-        p->strict = strict;
-        if (ok && !p->fatal) {
-            tdx_src_p_advance(p);
-            return 0;
-        }
-        if (p->fatal)
-            return -1;
-        pmark_restore(p, m);
-    }
-    for (;;) {
-        if (with_item(p) < 0)
-            return -1;
-        if (!at_op(p, TDX_OP_COMMA))
-            return 0;
-        tdx_src_p_advance(p);
-    }
-}
-
-// try: ... except [T [as e]]: ... else: ... finally: ...
-static tdx_src_node *try_stmt(parser *p)
-{
-    size_t s = p->i, mark = p->sp;
-    tdx_src_p_advance(p);
-    if (suite(p, TDX_SRC_R_BODY) < 0)
-        return NULL;
-    int handlers = 0;
-    while (at_kw(p, TDX_KW_EXCEPT)) {
-        size_t hs = p->i, hm = p->sp;
-        tdx_src_p_advance(p);
-        int star = 0;
-        if (at_op(p, TDX_OP_STAR)) {
-            star = 1;
-            tdx_src_p_advance(p);
-        }
-        char *name = NULL;
-        if (!at_op(p, TDX_OP_COLON)) {
-            size_t ts = p->i;
-            tdx_src_node *ty = tdx_src_p_expression(p);
-            if (!ty)
-                return NULL;
-            if (at_op(p, TDX_OP_COMMA)) {
-                /* except A, B: (Python 3.14) as one unparenthesised tuple */
-                size_t tm = p->sp;
-                if (tdx_src_p_push(p, ty, TDX_SRC_R_ELT) < 0)
-                    return NULL;
-                while (at_op(p, TDX_OP_COMMA)) {
-                    tdx_src_p_advance(p);
-                    tdx_src_node *e = tdx_src_p_expression(p);
-                    if (!e || tdx_src_p_push(p, e, TDX_SRC_R_ELT) < 0)
-                        return NULL;
-                }
-                ty = tdx_src_p_node(p, TDX_SRC_TUPLE, ts, tm);
-                if (!ty)
-                    return NULL;
-            }
-            if (tdx_src_p_push(p, ty, TDX_SRC_R_TYPE) < 0)
-                return NULL;
-            if (at_kw(p, TDX_KW_AS)) {
-                tdx_src_p_advance(p);
-                if (!at_name(p))
-                    return tdx_src_p_fail(p, "expected a name after 'as'");
-                name = tdx_src_p_tokdup(p, p->i);
-                tdx_src_p_advance(p);
-            }
-        }
-        if (suite(p, TDX_SRC_R_BODY) < 0)
-            return NULL;
-        tdx_src_node *h = tdx_src_p_node(p, TDX_SRC_EXCEPT, hs, hm);
-        if (!h)
-            return NULL;
-        h->name = name;
-        if (star)
-            h->flags |= TDX_SRC_F_STAR;
-        if (tdx_src_p_push(p, h, TDX_SRC_R_HANDLER) < 0)
-            return NULL;
-        handlers++;
-    }
-    if (handlers && opt_clause(p, TDX_KW_ELSE, TDX_SRC_R_ORELSE) < 0)
-        return NULL;
-    int fin = at_kw(p, TDX_KW_FINALLY);
-    if (opt_clause(p, TDX_KW_FINALLY, TDX_SRC_R_FINALBODY) < 0)
-        return NULL;
-    if (!handlers && !fin)
-        return tdx_src_p_fail(p, "expected 'except' or 'finally'");
-    return tdx_src_p_node(p, TDX_SRC_TRY, s, mark);
-}
-
-// def name(params) [-> ret]: body, after its decorators (pushed since mark).
-static tdx_src_node *funcdef(parser *p, size_t s, size_t mark, int async)
-{
-    tdx_src_p_advance(p); /* def */
-    if (!at_name(p))
-        return tdx_src_p_fail(p, "expected a function name");
-    char *name = tdx_src_p_tokdup(p, p->i);
-    tdx_src_p_advance(p);
-    if (tdx_src_p_expect(p, TDX_OP_LPAR, "expected '('") < 0 ||
-        tdx_src_p_params(p, TDX_OP_RPAR, 0) < 0 ||
-        tdx_src_p_expect(p, TDX_OP_RPAR, "expected ')' or ','") < 0)
-        return NULL;
-    if (at_op(p, TDX_OP_ARROW)) {
-        tdx_src_p_advance(p);
-        tdx_src_node *r = tdx_src_p_expression(p);
-        if (!r || tdx_src_p_push(p, r, TDX_SRC_R_RETURNS) < 0)
-            return NULL;
-    }
-    if (suite(p, TDX_SRC_R_BODY) < 0)
-        return NULL;
-    tdx_src_node *n = tdx_src_p_node(p, TDX_SRC_FUNCDEF, s, mark);
-    if (n) {
-        n->name = name;
-        if (async)
-            n->flags |= TDX_SRC_F_ASYNC;
-    }
-    return n;
-}
-
-// class name[(bases, keywords)]: body, after its decorators.
-static tdx_src_node *classdef(parser *p, size_t s, size_t mark)
-{
-    tdx_src_p_advance(p); /* class */
-    if (!at_name(p))
-        return tdx_src_p_fail(p, "expected a class name");
-    char *name = tdx_src_p_tokdup(p, p->i);
-    tdx_src_p_advance(p);
-    if (at_op(p, TDX_OP_LPAR)) {
-        tdx_src_p_advance(p);
-        if (tdx_src_p_call_args(p, TDX_SRC_R_BASE) < 0 ||
-            tdx_src_p_expect(p, TDX_OP_RPAR, "expected ')' or ','") < 0)
-            return NULL;
-    }
-    if (suite(p, TDX_SRC_R_BODY) < 0)
-        return NULL;
-    tdx_src_node *n = tdx_src_p_node(p, TDX_SRC_CLASSDEF, s, mark);
-    if (n)
-        n->name = name;
-    return n;
-}
-
-// Decorators, then the def or class they decorate. A decorated def is
-// parsed strictly: it is where kernels live.
-static tdx_src_node *decorated(parser *p)
-{
-    size_t s = p->i, mark = p->sp;
-    while (at_op(p, TDX_OP_AT)) {
-        size_t ds = p->i, dm = p->sp;
-        tdx_src_p_advance(p);
-        tdx_src_node *e = tdx_src_p_named(p);
-        if (!e || tdx_src_p_push(p, e, TDX_SRC_R_VALUE) < 0)
-            return NULL;
-        tdx_src_node *d = tdx_src_p_node(p, TDX_SRC_DECORATOR, ds, dm);
-        if (!d || tdx_src_p_push(p, d, TDX_SRC_R_DECORATOR) < 0)
-            return NULL;
-        if (!at_kind(p, TDX_TOK_NEWLINE))
-            return tdx_src_p_fail(p, "expected a newline after the decorator");
-        tdx_src_p_advance(p);
-    }
-    if (at_kw(p, TDX_KW_CLASS))
-        return classdef(p, s, mark);
-    int async = at_kw(p, TDX_KW_ASYNC);
-    if (async)
-        tdx_src_p_advance(p);
-    if (!at_kw(p, TDX_KW_DEF))
-        return tdx_src_p_fail(p, "expected 'def' or 'class' after decorators");
-    int strict = p->strict;
-    p->strict = 1;
-    tdx_src_node *n = funcdef(p, s, mark, async);
-    p->strict = strict;
-    return n;
-}
-
-// A compound statement at the current token, or NULL with *is_compound 0.
-static tdx_src_node *compound_stmt(parser *p, int *is_compound)
-{
-    size_t s = p->i, mark = p->sp;
-    *is_compound = 1;
-    const tdx_src_token *t = cur(p);
-    if (t->kind == TDX_TOK_OP && t->op == TDX_OP_AT)
-        return decorated(p);
-    if (t->kind != TDX_TOK_NAME) {
-        *is_compound = 0;
-        return NULL;
-    }
-    int async = 0;
-    if (t->kw == TDX_KW_ASYNC) {
-        tdx_src_kw next = (tdx_src_kw)peek_at(p, 1)->kw;
-        if (next != TDX_KW_DEF && next != TDX_KW_FOR && next != TDX_KW_WITH) {
-            *is_compound = 0;
-            return NULL;
-        }
-        async = 1;
-        tdx_src_p_advance(p);
-        t = cur(p);
-    }
-    switch ((tdx_src_kw)t->kw) {
-    case TDX_KW_DEF:
-        return funcdef(p, s, mark, async);
-    case TDX_KW_CLASS:
-        return classdef(p, s, mark);
-    case TDX_KW_IF:
-        return if_stmt(p);
-    case TDX_KW_WHILE: {
-        tdx_src_p_advance(p);
-        tdx_src_node *test = tdx_src_p_named(p);
-        if (!test || tdx_src_p_push(p, test, TDX_SRC_R_TEST) < 0 ||
-            suite(p, TDX_SRC_R_BODY) < 0 || opt_clause(p, TDX_KW_ELSE, TDX_SRC_R_ORELSE) < 0)
-            return NULL;
-        return tdx_src_p_node(p, TDX_SRC_WHILE, s, mark);
-    }
-    case TDX_KW_FOR: {
-        tdx_src_p_advance(p);
-        tdx_src_node *target = tdx_src_p_targets(p);
-        if (!target || check_target(p, target, 0) < 0 ||
-            tdx_src_p_push(p, target, TDX_SRC_R_TARGET) < 0)
-            return NULL;
-        if (!at_kw(p, TDX_KW_IN))
-            return tdx_src_p_fail(p, "expected 'in'");
-        tdx_src_p_advance(p);
-        tdx_src_node *iter = tdx_src_p_star_expressions(p);
-        if (!iter || tdx_src_p_push(p, iter, TDX_SRC_R_ITER) < 0 ||
-            suite(p, TDX_SRC_R_BODY) < 0 || opt_clause(p, TDX_KW_ELSE, TDX_SRC_R_ORELSE) < 0)
-            return NULL;
-        tdx_src_node *n = tdx_src_p_node(p, TDX_SRC_FOR, s, mark);
-        if (n && async)
-            n->flags |= TDX_SRC_F_ASYNC;
-        return n;
-    }
-    case TDX_KW_WITH: {
-        tdx_src_p_advance(p);
-        if (with_items(p) < 0 || suite(p, TDX_SRC_R_BODY) < 0)
-            return NULL;
-        tdx_src_node *n = tdx_src_p_node(p, TDX_SRC_WITH, s, mark);
-        if (n && async)
-            n->flags |= TDX_SRC_F_ASYNC;
-        return n;
-    }
-    case TDX_KW_TRY:
-        return try_stmt(p);
-    default:
-        if (async)
-            return tdx_src_p_fail(p, "expected 'def', 'for' or 'with' after 'async'");
-        *is_compound = 0;
-        return NULL;
-    }
 }
 
 // Skip the logical line starting at the current token and, when an
@@ -871,7 +447,7 @@ static int statement(parser *p, tdx_src_role role)
     }
     int is_compound;
     int depth = p->depth;
-    tdx_src_node *n = compound_stmt(p, &is_compound);
+    tdx_src_node *n = tdx_src_p_compound(p, &is_compound);
     int r;
     if (is_compound)
         r = n ? tdx_src_p_push(p, n, role) : -1;
@@ -879,8 +455,19 @@ static int statement(parser *p, tdx_src_role role)
         r = p->err ? -1 : simple_stmts(p, role);
     if (r == 0)
         return 0;
-    if (p->fatal || p->strict)
+    if (p->fatal)
         return -1;
+    /* inside a decorated function only the soft-keyword statements that
+     * are not modelled (match, type) may stay opaque */
+    const tdx_src_token *first = &p->t[m.i];
+    size_t flen = first->end - first->start;
+    int soft = first->kind == TDX_TOK_NAME &&
+               ((flen == 5 && memcmp(p->src + first->start, "match", 5) == 0) ||
+                (flen == 4 && memcmp(p->src + first->start, "type", 4) == 0));
+    if (p->strict && !soft) {
+        p->fatal = 1;
+        return -1;
+    }
     /* tolerant: the whole logical line (and its block) becomes opaque */
     pmark_restore(p, m);
     p->depth = depth;
@@ -893,6 +480,7 @@ static int statement(parser *p, tdx_src_role role)
     return tdx_src_p_push(p, o, role);
 }
 
+// Parse a module: tokenize, then statements until EOF, then the root spanning all the source.
 tdx_status tdx_src_parse(const char *path, const char *src, size_t len, tdx_arena *arena,
                          tdx_diags *diags, tdx_src_module **out)
 {

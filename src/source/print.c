@@ -58,11 +58,13 @@ static const char *const role_names[TDX_SRC_ROLE_COUNT_] = {
     [TDX_SRC_R_RIGHT] = "right",     [TDX_SRC_R_OPERAND] = "operand",
 };
 
+// The dump name of a kind.
 const char *tdx_src_kind_str(tdx_src_kind k)
 {
     return (unsigned)k < TDX_SRC_KIND_COUNT_ && kind_names[k] ? kind_names[k] : "?";
 }
 
+// The dump name of a role.
 const char *tdx_src_role_str(tdx_src_role r)
 {
     return (unsigned)r < TDX_SRC_ROLE_COUNT_ && role_names[r] ? role_names[r] : "?";
@@ -146,6 +148,7 @@ static tdx_status dump_node(const tdx_src_module *m, const tdx_src_node *n, int 
     return st == TDX_OK ? tdx_buf_addc(out, ')') : st;
 }
 
+// Dump a subtree as indented S-expressions.
 tdx_status tdx_src_dump(const tdx_src_module *m, const tdx_src_node *n, tdx_buf *out)
 {
     if (!n)
@@ -174,6 +177,7 @@ static tdx_status unparse_node(const tdx_src_module *m, const tdx_src_node *n, t
     return tdx_buf_add(out, m->src + pos, n->end - pos);
 }
 
+// Print the whole module back from its spans.
 tdx_status tdx_src_unparse(const tdx_src_module *m, tdx_buf *out)
 {
     if (!m || !m->root)
@@ -213,6 +217,7 @@ static void broken(verifier *v, const tdx_src_node *n, const char *what)
                       "%s node: %s", tdx_src_kind_str(n->kind), what);
 }
 
+// Check one node and its subtree.
 static void verify_node(verifier *v, const tdx_src_node *n, const tdx_src_node *parent,
                         uint32_t index)
 {
@@ -253,6 +258,7 @@ static void verify_node(verifier *v, const tdx_src_node *n, const tdx_src_node *
         broken(v, n, "wrong height");
 }
 
+// Check every invariant of a tree, with a line table for line:col checks.
 tdx_status tdx_src_verify(const tdx_src_module *m, tdx_diags *diags)
 {
     if (!m || !m->root)

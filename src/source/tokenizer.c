@@ -74,49 +74,61 @@ static void newline(lexer *lx)
     lx->line_start = lx->pos;
 }
 
+// Whether a byte may start an identifier (non-ASCII UTF-8 bytes may).
 static int is_name_start(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
 
+// Whether a byte may continue an identifier.
 static int is_name_char(unsigned char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
+// Whether a newline ("\n" or "\r\n") starts at p.
 static int is_nl(const lexer *lx, size_t p)
 {
     return p < lx->len &&
            (lx->s[p] == '\n' || (lx->s[p] == '\r' && p + 1 < lx->len && lx->s[p + 1] == '\n'));
 }
 
+#define KW(w, k) {w, sizeof w - 1, k}
 static const struct {
     const char *word;
+    size_t len;
     tdx_src_kw kw;
 } keywords[] = {
-    {"False", TDX_KW_FALSE},   {"None", TDX_KW_NONE},       {"True", TDX_KW_TRUE},
-    {"and", TDX_KW_AND},       {"as", TDX_KW_AS},           {"assert", TDX_KW_ASSERT},
-    {"async", TDX_KW_ASYNC},   {"await", TDX_KW_AWAIT},     {"break", TDX_KW_BREAK},
-    {"class", TDX_KW_CLASS},   {"continue", TDX_KW_CONTINUE}, {"def", TDX_KW_DEF},
-    {"del", TDX_KW_DEL},       {"elif", TDX_KW_ELIF},       {"else", TDX_KW_ELSE},
-    {"except", TDX_KW_EXCEPT}, {"finally", TDX_KW_FINALLY}, {"for", TDX_KW_FOR},
-    {"from", TDX_KW_FROM},     {"global", TDX_KW_GLOBAL},   {"if", TDX_KW_IF},
-    {"import", TDX_KW_IMPORT}, {"in", TDX_KW_IN},           {"is", TDX_KW_IS},
-    {"lambda", TDX_KW_LAMBDA}, {"nonlocal", TDX_KW_NONLOCAL}, {"not", TDX_KW_NOT},
-    {"or", TDX_KW_OR},         {"pass", TDX_KW_PASS},       {"raise", TDX_KW_RAISE},
-    {"return", TDX_KW_RETURN}, {"try", TDX_KW_TRY},         {"while", TDX_KW_WHILE},
-    {"with", TDX_KW_WITH},     {"yield", TDX_KW_YIELD},
+    KW("False", TDX_KW_FALSE),   KW("None", TDX_KW_NONE),       KW("True", TDX_KW_TRUE),
+    KW("and", TDX_KW_AND),       KW("as", TDX_KW_AS),           KW("assert", TDX_KW_ASSERT),
+    KW("async", TDX_KW_ASYNC),   KW("await", TDX_KW_AWAIT),     KW("break", TDX_KW_BREAK),
+    KW("class", TDX_KW_CLASS),   KW("continue", TDX_KW_CONTINUE), KW("def", TDX_KW_DEF),
+    KW("del", TDX_KW_DEL),       KW("elif", TDX_KW_ELIF),       KW("else", TDX_KW_ELSE),
+    KW("except", TDX_KW_EXCEPT), KW("finally", TDX_KW_FINALLY), KW("for", TDX_KW_FOR),
+    KW("from", TDX_KW_FROM),     KW("global", TDX_KW_GLOBAL),   KW("if", TDX_KW_IF),
+    KW("import", TDX_KW_IMPORT), KW("in", TDX_KW_IN),           KW("is", TDX_KW_IS),
+    KW("lambda", TDX_KW_LAMBDA), KW("nonlocal", TDX_KW_NONLOCAL), KW("not", TDX_KW_NOT),
+    KW("or", TDX_KW_OR),         KW("pass", TDX_KW_PASS),       KW("raise", TDX_KW_RAISE),
+    KW("return", TDX_KW_RETURN), KW("try", TDX_KW_TRY),         KW("while", TDX_KW_WHILE),
+    KW("with", TDX_KW_WITH),     KW("yield", TDX_KW_YIELD),
 };
 
-// The keyword spelled s[0..n), or TDX_KW_NONE_.
+#undef KW
+
+// The keyword spelled s[0..n), or TDX_KW_NONE_. Keywords are all ASCII
+// letters starting with a-z, F, N or T; most names fail the first test.
 static tdx_src_kw keyword_of(const char *s, size_t n)
 {
     if (n < 2 || n > 8)
         return TDX_KW_NONE_;
+    char c = s[0];
+    if (!((c >= 'a' && c <= 'y') || c == 'F' || c == 'N' || c == 'T'))
+        return TDX_KW_NONE_;
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if (keywords[i].word[0] == s[0] && strlen(keywords[i].word) == n &&
+        if (keywords[i].word[0] == c && keywords[i].len == n &&
             memcmp(keywords[i].word, s, n) == 0)
             return keywords[i].kw;
     return TDX_KW_NONE_;
 }
 
+// The spelling of a keyword.
 const char *tdx_src_kw_str(tdx_src_kw kw)
 {
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
@@ -147,11 +159,13 @@ static const char *const op_names[TDX_OP_COUNT_] = {
     [TDX_OP_PIPEEQ] = "|=",    [TDX_OP_CARETEQ] = "^=",    [TDX_OP_BANG] = "!",
 };
 
+// The spelling of an operator.
 const char *tdx_src_op_str(tdx_src_op op)
 {
     return (unsigned)op < TDX_OP_COUNT_ && op_names[op] ? op_names[op] : "?";
 }
 
+// The dump name of a token kind.
 const char *tdx_src_tok_kind_str(tdx_src_tok_kind k)
 {
     switch (k) {
@@ -167,39 +181,73 @@ const char *tdx_src_tok_kind_str(tdx_src_tok_kind k)
     return "?";
 }
 
-// The operator at pos (longest match) and its length; TDX_OP_NONE if none.
+// The operator at s (longest match, avail bytes left) and its length;
+// TDX_OP_NONE if none. A switch on the first byte: this runs for every
+// operator token.
 static tdx_src_op match_op(const char *s, size_t avail, size_t *n)
 {
-    static const struct {
-        const char *text;
-        tdx_src_op op;
-    } ops[] = {
-        {"**=", TDX_OP_DSTAREQ}, {"//=", TDX_OP_DSLASHEQ}, {">>=", TDX_OP_RSHIFTEQ},
-        {"<<=", TDX_OP_LSHIFTEQ}, {"...", TDX_OP_ELLIPSIS}, {"->", TDX_OP_ARROW},
-        {":=", TDX_OP_WALRUS},   {"**", TDX_OP_DSTAR},     {"//", TDX_OP_DSLASH},
-        {"<<", TDX_OP_LSHIFT},   {">>", TDX_OP_RSHIFT},    {"<=", TDX_OP_LE},
-        {">=", TDX_OP_GE},       {"==", TDX_OP_EQ},        {"!=", TDX_OP_NE},
-        {"+=", TDX_OP_PLUSEQ},   {"-=", TDX_OP_MINUSEQ},   {"*=", TDX_OP_STAREQ},
-        {"/=", TDX_OP_SLASHEQ},  {"%=", TDX_OP_PERCENTEQ}, {"@=", TDX_OP_ATEQ},
-        {"&=", TDX_OP_AMPEQ},    {"|=", TDX_OP_PIPEEQ},    {"^=", TDX_OP_CARETEQ},
-        {"(", TDX_OP_LPAR},      {")", TDX_OP_RPAR},       {"[", TDX_OP_LSQB},
-        {"]", TDX_OP_RSQB},      {"{", TDX_OP_LBRACE},     {"}", TDX_OP_RBRACE},
-        {":", TDX_OP_COLON},     {",", TDX_OP_COMMA},      {";", TDX_OP_SEMI},
-        {".", TDX_OP_DOT},       {"@", TDX_OP_AT},         {"=", TDX_OP_EQUAL},
-        {"+", TDX_OP_PLUS},      {"-", TDX_OP_MINUS},      {"*", TDX_OP_STAR},
-        {"/", TDX_OP_SLASH},     {"%", TDX_OP_PERCENT},    {"&", TDX_OP_AMP},
-        {"|", TDX_OP_PIPE},      {"^", TDX_OP_CARET},      {"~", TDX_OP_TILDE},
-        {"<", TDX_OP_LT},        {">", TDX_OP_GT},         {"!", TDX_OP_BANG},
-    };
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        size_t k = strlen(ops[i].text);
-        if (k <= avail && memcmp(s, ops[i].text, k) == 0) {
-            *n = k;
-            return ops[i].op;
-        }
+    char c1 = avail > 1 ? s[1] : 0, c2 = avail > 2 ? s[2] : 0;
+    *n = 1;
+#define TWO(ch, op2)                                                                           \
+    if (c1 == (ch)) {                                                                          \
+        *n = 2;                                                                                \
+        return op2;                                                                            \
     }
-    *n = 0;
-    return TDX_OP_NONE;
+    switch (s[0]) {
+    case '(': return TDX_OP_LPAR;
+    case ')': return TDX_OP_RPAR;
+    case '[': return TDX_OP_LSQB;
+    case ']': return TDX_OP_RSQB;
+    case '{': return TDX_OP_LBRACE;
+    case '}': return TDX_OP_RBRACE;
+    case ',': return TDX_OP_COMMA;
+    case ';': return TDX_OP_SEMI;
+    case '~': return TDX_OP_TILDE;
+    case ':': TWO('=', TDX_OP_WALRUS) return TDX_OP_COLON;
+    case '.':
+        if (c1 == '.' && c2 == '.') {
+            *n = 3;
+            return TDX_OP_ELLIPSIS;
+        }
+        return TDX_OP_DOT;
+    case '-': TWO('>', TDX_OP_ARROW) TWO('=', TDX_OP_MINUSEQ) return TDX_OP_MINUS;
+    case '+': TWO('=', TDX_OP_PLUSEQ) return TDX_OP_PLUS;
+    case '@': TWO('=', TDX_OP_ATEQ) return TDX_OP_AT;
+    case '%': TWO('=', TDX_OP_PERCENTEQ) return TDX_OP_PERCENT;
+    case '&': TWO('=', TDX_OP_AMPEQ) return TDX_OP_AMP;
+    case '|': TWO('=', TDX_OP_PIPEEQ) return TDX_OP_PIPE;
+    case '^': TWO('=', TDX_OP_CARETEQ) return TDX_OP_CARET;
+    case '=': TWO('=', TDX_OP_EQ) return TDX_OP_EQUAL;
+    case '!': TWO('=', TDX_OP_NE) return TDX_OP_BANG;
+    case '*':
+        if (c1 == '*') {
+            *n = c2 == '=' ? 3 : 2;
+            return c2 == '=' ? TDX_OP_DSTAREQ : TDX_OP_DSTAR;
+        }
+        TWO('=', TDX_OP_STAREQ) return TDX_OP_STAR;
+    case '/':
+        if (c1 == '/') {
+            *n = c2 == '=' ? 3 : 2;
+            return c2 == '=' ? TDX_OP_DSLASHEQ : TDX_OP_DSLASH;
+        }
+        TWO('=', TDX_OP_SLASHEQ) return TDX_OP_SLASH;
+    case '<':
+        if (c1 == '<') {
+            *n = c2 == '=' ? 3 : 2;
+            return c2 == '=' ? TDX_OP_LSHIFTEQ : TDX_OP_LSHIFT;
+        }
+        TWO('=', TDX_OP_LE) return TDX_OP_LT;
+    case '>':
+        if (c1 == '>') {
+            *n = c2 == '=' ? 3 : 2;
+            return c2 == '=' ? TDX_OP_RSHIFTEQ : TDX_OP_RSHIFT;
+        }
+        TWO('=', TDX_OP_GE) return TDX_OP_GT;
+    default:
+        *n = 0;
+        return TDX_OP_NONE;
+    }
+#undef TWO
 }
 
 // Length of a string prefix (r, b, u, f, br, rb, fr, rf in any case) at
@@ -299,6 +347,22 @@ static int scan_string(lexer *lx, int flags, int nest)
         char c = lx->s[lx->pos];
         if (c == '\\') {
             lx->pos++;
+            if ((flags & TDX_TOKF_FSTRING) && lx->pos < lx->len) {
+                char e = lx->s[lx->pos];
+                /* a backslash does not escape a brace in an f-string; \N{...}
+                 * (not raw) is one escape, braces included */
+                if (e == '{' || e == '}')
+                    continue;
+                if (e == 'N' && !(flags & TDX_TOKF_RAW) && lx->pos + 1 < lx->len &&
+                    lx->s[lx->pos + 1] == '{') {
+                    while (lx->pos < lx->len && lx->s[lx->pos] != '}' && lx->s[lx->pos] != q &&
+                           lx->s[lx->pos] != '\n')
+                        lx->pos++;
+                    if (lx->pos < lx->len && lx->s[lx->pos] == '}')
+                        lx->pos++;
+                    continue;
+                }
+            }
             if (lx->pos < lx->len) {
                 if (is_nl(lx, lx->pos))
                     newline(lx);
@@ -446,6 +510,7 @@ static int indentation(lexer *lx)
     return 0;
 }
 
+// The bracket that closes an opening one.
 static const char *closer_for(char open) { return open == '(' ? ")" : open == '[' ? "]" : "}"; }
 
 // The main loop: one token per iteration.
@@ -603,6 +668,7 @@ static void lex(lexer *lx)
     push(lx, TDX_TOK_EOF, lx->pos, lx->line, col);
 }
 
+// Tokenize a whole source into an arena-owned array.
 tdx_status tdx_src_tokenize(const char *path, const char *src, size_t len, tdx_arena *arena,
                             tdx_diags *diags, tdx_src_tokens *out)
 {

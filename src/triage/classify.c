@@ -6,6 +6,7 @@
 
 #include "triage/triage_int.h"
 
+// How many ops of kind (and name, when given) the kernel has.
 static int count_ops(const tdx_km_kernel *k, tdx_km_op_kind kind, const char *name)
 {
     int n = 0;
@@ -19,6 +20,7 @@ static int count_ops(const tdx_km_kernel *k, tdx_km_op_kind kind, const char *na
 
 int tdx_tri_has_dot(const tdx_km_kernel *k) { return count_ops(k, TDX_KM_OP_DOT, NULL) > 0; }
 
+// How many axes of v a tl.arange feeds.
 static int naxes(const tdx_km_val *v)
 {
     int n = 0;
@@ -49,6 +51,7 @@ static int reduced_axis_kind(const tdx_km_op *op)
     return col && !row ? -1 : row ? 1 : 0;
 }
 
+// The pattern class of k, with a confidence and a short reason.
 tdx_tri_class tdx_tri_classify(const tdx_km_kernel *k)
 {
     tdx_tri_class c = {"unknown", 0.3, "no loads or stores found"};

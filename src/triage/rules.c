@@ -77,6 +77,7 @@ typedef struct tile {
     long long m, n;                /* the tile giving dot_min */
 } tile;
 
+// The tile of the kernel under source s.
 static tile tile_of(const source *s)
 {
     tile t = {0};
@@ -220,6 +221,7 @@ static void block_rules(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class 
 
 /* ---- the access rules ------------------------------------------------ */
 
+// Non-zero when loop inner is outer or nested in it.
 static int loop_within(const tdx_km_loop *inner, const tdx_km_loop *outer)
 {
     for (; inner; inner = inner->parent)
@@ -228,6 +230,7 @@ static int loop_within(const tdx_km_loop *inner, const tdx_km_loop *outer)
     return 0;
 }
 
+// A block access: tl.arange offsets or a block pointer.
 static int is_vector_access(const tdx_km_access *a)
 {
     if (a->addr.flags & TDX_KM_V_BLOCKPTR)
@@ -493,8 +496,12 @@ static void int64_rule(tdx_tri *t, const tdx_km_kernel *k)
         const tdx_km_op *op = k->ops.items[i];
         if (op->kind != TDX_KM_OP_INT64 || !op->loop)
             continue;
-        tdx_finding *f = tdx_tri_add(t, "TDX011", op->call, 0, 0, k->name, 0.6,
-                                     "index math widened to int64 inside the loop at line %d",
+        /* a whole tile of offsets widened costs per element; a scalar
+         * (a tile index in a persistent loop) only per iteration */
+        int whole = op->input.rank > 0 || (op->input.flags & TDX_KM_V_ARANGE);
+        tdx_finding *f = tdx_tri_add(t, "TDX011", op->call, 0, 0, k->name, whole ? 0.7 : 0.4,
+                                     "%s widened to int64 inside the loop at line %d",
+                                     whole ? "tile of offsets" : "index",
                                      op->loop->node->line);
         if (f)
             tdx_finding_set_hypothesis(t->ledger, f,
@@ -524,8 +531,92 @@ static void small_grid_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_cl
     }
 }
 
+// Non-zero when a stage count expression folds to 1 or less.
+static int one_stage(const tdx_tri *t, const tdx_km_launch *l, const tdx_src_node *n)
+{
+    long long v;
+    return n && tdx_km_fold_int(t->file, l ? l->scope : NULL, l ? l->call : NULL, NULL, n, &v) &&
+           v <= 1;
+}
+
+/* TDX013: a loop with a tl.dot that cannot be pipelined because its stage
+ * count is 1: on the loop (tl.range), at a launch, or in every autotune
+ * config. */
+static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    const tdx_km_op *dot = NULL;
+    for (size_t i = 0; i < k->ops.len && !dot; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind == TDX_KM_OP_DOT && op->loop)
+            dot = op;
+    }
+    if (!dot)
+        return;
+    /* a stage count on the loop (or an enclosing one) overrides the launch's;
+     * num_stages is -1 when not given and 0 when given but not foldable */
+    for (const tdx_km_loop *lp = dot->loop; lp; lp = lp->parent) {
+        if (lp->num_stages < 0)
+            continue;
+        if (lp->num_stages != 1)
+            return;
+        tdx_finding *f = tdx_tri_add(t, "TDX013", lp->node, 0, 0, k->name, 0.7,
+                                     "tl.range(num_stages=1) keeps the tl.dot loop from being "
+                                     "pipelined");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "each iteration waits for its operand loads; the tensor "
+                                       "cores idle during memory latency");
+        return;
+    }
+    if (k->autotune_deco && k->configs_known && k->nconfigs > 0) {
+        for (size_t i = 0; i < k->nconfigs; i++)
+            if (k->configs[i].num_stages != 1)
+                return;
+        tdx_finding *f = tdx_tri_add(t, "TDX013", k->autotune_deco, 0, 0, k->name, 0.6,
+                                     "every autotune config of '%s' sets num_stages=1", k->name);
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "the tl.dot loop is never software-pipelined");
+        return;
+    }
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        if (!one_stage(t, l, l->num_stages))
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX013", l->num_stages, 0, 0, k->name, 0.7,
+                                     "launch with num_stages=1 keeps the tl.dot loop from being "
+                                     "pipelined");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "each iteration waits for its operand loads; the tensor "
+                                       "cores idle during memory latency");
+    }
+}
+
+/* TDX014: tl.exp (not exp2) in a softmax/norm or attention kernel; one note
+ * per kernel, at its first tl.exp. */
+static void exp2_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
+{
+    if (strcmp(cls->pattern, "softmax-norm") != 0 && strcmp(cls->pattern, "attention") != 0)
+        return;
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind != TDX_KM_OP_MATH || strcmp(op->name, "exp") != 0)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX014", op->call, 0, 0, k->name, 0.4,
+                                     "tl.exp costs a multiply by log2(e) per element; fold it "
+                                     "into the scale and use tl.exp2");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "one FMUL per element on the kernel's exponential");
+        return;
+    }
+}
+
 void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
 {
+    pipelining_rule(t, k);
+    exp2_rule(t, k, cls);
     block_rules(t, k, cls);
     scalar_loop_rule(t, k);
     strided_rule(t, k);

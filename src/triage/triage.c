@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "source/ast.h"
+#include "model/model.h"
 #include "triage/triage.h"
 #include "triage/triage_int.h"
 
@@ -42,33 +43,7 @@ tdx_finding *tdx_tri_add(tdx_tri *t, const char *rule, const tdx_src_node *n, in
     return f;
 }
 
-// Line and column of the name after `def` (the span of a FUNCDEF starts at
-// its first decorator).
-static void def_position(const tdx_src_module *m, const tdx_src_node *def, int *line, int *col)
-{
-    *line = def->line;
-    *col = def->col;
-    uint32_t from = def->start;
-    for (const tdx_src_node *d = tdx_src_next(def, TDX_SRC_R_DECORATOR, NULL); d;
-         d = tdx_src_next(def, TDX_SRC_R_DECORATOR, d))
-        from = d->end;
-    const tdx_src_tokens *tk = &m->toks;
-    size_t lo = 0, hi = tk->len;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (tk->items[mid].start < from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i + 1 < tk->len && tk->items[i].start < def->end; i++)
-        if (tk->items[i].kind == TDX_TOK_NAME && tk->items[i].kw == TDX_KW_DEF) {
-            *line = tk->items[i + 1].line;
-            *col = tk->items[i + 1].col;
-            return;
-        }
-}
-
+// Parse, model and triage one file.
 tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_ledger *ledger,
                           tdx_diags *diags)
 {
@@ -84,10 +59,18 @@ tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_led
     }
     tdx_km_file *file = NULL;
     st = tdx_km_build(mod, &arena, &file);
-    if (st != TDX_OK) {
-        tdx_arena_free(&arena);
-        return st;
-    }
+    if (st == TDX_OK)
+        st = tdx_tri_model(path, file, ledger);
+    tdx_arena_free(&arena);
+    return st;
+}
+
+// Classify every kernel of a model and run the rules.
+tdx_status tdx_tri_model(const char *path, const tdx_km_file *file, tdx_ledger *ledger)
+{
+    if (!file || !ledger)
+        return TDX_ERR_ARG;
+    const tdx_src_module *mod = file->mod;
     tdx_tri t = {path, file, ledger, TDX_OK, tdx_ledger_count(ledger)};
     for (size_t i = 0; i < file->kernels.len && !t.st; i++) {
         const tdx_km_kernel *k = file->kernels.items[i];
@@ -95,7 +78,7 @@ tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_led
             continue;
         tdx_tri_class cls = tdx_tri_classify(k);
         int line, col;
-        def_position(mod, k->def, &line, &col);
+        tdx_src_def_name_pos(mod, k->def, &line, &col);
         tdx_kernel_info *ki =
             tdx_ledger_add_kernel(ledger, k->name, path, line, col, cls.pattern, cls.confidence);
         if (!ki) {
@@ -110,6 +93,5 @@ tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_led
     }
     if (!t.st)
         tdx_tri_rules_launches(&t);
-    tdx_arena_free(&arena);
     return t.st;
 }

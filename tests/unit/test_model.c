@@ -351,6 +351,23 @@ static void folding_integers(void **state)
     teardown_fx(&fx);
 }
 
+static void string_annotations_are_constexpr(void **state)
+{
+    (void)state;
+    fixture fx;
+    build(&fx, "import triton\n"
+               "@triton.jit\n"
+               "def k(x_ptr, n, BLOCK: \"tl.constexpr\", FLAG: 'constexpr' = 1):\n"
+               "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+               "    tl.store(x_ptr + offs, 0, mask=offs < n)\n");
+    tdx_km_kernel *k = kernel(&fx, "k");
+    assert_int_equal(tdx_km_param_find(k, "BLOCK")->kind, TDX_KM_PARAM_CONSTEXPR);
+    assert_int_equal(tdx_km_param_find(k, "FLAG")->kind, TDX_KM_PARAM_CONSTEXPR);
+    assert_int_equal(tdx_km_param_find(k, "n")->kind, TDX_KM_PARAM_SCALAR);
+    assert_int_equal(tdx_km_param_find(k, "x_ptr")->kind, TDX_KM_PARAM_POINTER);
+    teardown_fx(&fx);
+}
+
 static void files_without_kernels(void **state)
 {
     (void)state;
@@ -371,6 +388,7 @@ int main(void)
         cmocka_unit_test(launch_sites),
         cmocka_unit_test(reductions_scans_and_configs),
         cmocka_unit_test(folding_integers),
+        cmocka_unit_test(string_annotations_are_constexpr),
         cmocka_unit_test(files_without_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

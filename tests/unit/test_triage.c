@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/file.h"
 #include "finding/finding.h"
+#include "model/model.h"
+#include "source/ast.h"
 #include "triage/triage.h"
 
 #define DATA TDX_TEST_DATA "/triage"
@@ -278,6 +281,73 @@ static void repeated_runs_are_identical(void **state)
     }
 }
 
+// Helpers that call helpers ten times each, eight levels deep: folding is
+// bounded (depth and statement budget) and the kernel's own code is still
+// seen.
+static void helper_fan_out_is_bounded(void **state)
+{
+    (void)state;
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    tdx_buf_adds(&b, "import triton\nimport triton.language as tl\n\n"
+                     "@triton.jit\ndef h0(p, o):\n    return tl.load(p + o)\n\n");
+    for (int i = 1; i < 8; i++) {
+        tdx_buf_printf(&b, "@triton.jit\ndef h%d(p, o):\n", i);
+        for (int j = 0; j < 10; j++)
+            tdx_buf_printf(&b, "    a%d = h%d(p, o + %d)\n", j, i - 1, j);
+        tdx_buf_adds(&b, "    return a0\n\n");
+    }
+    tdx_buf_adds(&b, "@triton.jit\ndef k(x_ptr):\n");
+    for (int j = 0; j < 10; j++)
+        tdx_buf_printf(&b, "    b%d = h7(x_ptr, tl.arange(0, 128))\n", j);
+    tdx_buf_adds(&b, "    tl.store(x_ptr + tl.arange(0, 128), b0)\n");
+    tdx_ledger l;
+    tdx_diags d;
+    tdx_ledger_init(&l);
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_tri_source("fan.py", tdx_buf_str(&b), b.len, &l, &d), TDX_OK);
+    assert_int_equal(l.kernels.len, 1);
+    assert_string_equal(((tdx_kernel_info *)l.kernels.items[0])->pattern, "elementwise");
+    tdx_ledger_free(&l);
+    tdx_diags_free(&d);
+    tdx_buf_free(&b);
+}
+
+// Triage of a kept tree and model gives what triage of the source gives.
+static void model_entry_matches_source_entry(void **state)
+{
+    (void)state;
+    char *src;
+    size_t len;
+    const char *path = TDX_SOURCE_DIR "/examples/softmax.py";
+    assert_int_equal(tdx_file_read(path, 1 << 22, &src, &len), TDX_OK);
+    tdx_ledger a, b;
+    tdx_diags d;
+    tdx_ledger_init(&a);
+    tdx_ledger_init(&b);
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_tri_source(path, src, len, &a, &d), TDX_OK);
+    tdx_arena arena;
+    tdx_arena_init(&arena, 0);
+    tdx_src_module *mod;
+    tdx_km_file *km;
+    assert_int_equal(tdx_src_parse(path, src, len, &arena, &d, &mod), TDX_OK);
+    assert_int_equal(tdx_km_build(mod, &arena, &km), TDX_OK);
+    assert_int_equal(tdx_tri_model(path, km, &b), TDX_OK);
+    assert_int_equal(a.kernels.len, b.kernels.len);
+    assert_int_equal(tdx_ledger_count(&a), tdx_ledger_count(&b));
+    for (size_t i = 0; i < tdx_ledger_count(&a); i++) {
+        assert_string_equal(tdx_ledger_at(&a, i)->rule->id, tdx_ledger_at(&b, i)->rule->id);
+        assert_int_equal(tdx_ledger_at(&a, i)->line, tdx_ledger_at(&b, i)->line);
+        assert_string_equal(tdx_ledger_at(&a, i)->message, tdx_ledger_at(&b, i)->message);
+    }
+    tdx_arena_free(&arena);
+    tdx_ledger_free(&a);
+    tdx_ledger_free(&b);
+    tdx_diags_free(&d);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +355,8 @@ int main(void)
         cmocka_unit_test(example_softmax_is_multi_pass),
         cmocka_unit_test(rule_table_is_complete),
         cmocka_unit_test(repeated_runs_are_identical),
+        cmocka_unit_test(helper_fan_out_is_bounded),
+        cmocka_unit_test(model_entry_matches_source_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,28 +1,27 @@
-"""Vector addition with a lambda grid (the Triton tutorial's first kernel)."""
+"""Sum of two vectors, one block of 1024 elements per program, launched on a
+grid computed by a lambda from the block size."""
 import torch
 import triton
 import triton.language as tl
 
 
 @triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    output = x + y
-    tl.store(out_ptr + offsets, output, mask=mask)
+def vec_add_kernel(a_ptr, b_ptr, c_ptr, numel, BLOCK: tl.constexpr):
+    start = tl.program_id(axis=0) * BLOCK
+    idx = start + tl.arange(0, BLOCK)
+    inside = idx < numel
+    a = tl.load(a_ptr + idx, mask=inside)
+    b = tl.load(b_ptr + idx, mask=inside)
+    tl.store(c_ptr + idx, a + b, mask=inside)
 
 
-def launch(x, y):
-    output = torch.empty_like(x)
-    n_elements = output.numel()
-    grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)
-    add_kernel[grid](x, y, output, n_elements, BLOCK_SIZE=1024)
-    return output
+def launch(a, b):
+    c = torch.empty_like(a)
+    numel = c.numel()
+    grid = lambda meta: (triton.cdiv(numel, meta["BLOCK"]),)
+    vec_add_kernel[grid](a, b, c, numel, BLOCK=1024)
+    return c
 
 
-def reference(x, y):
-    return x + y
+def reference(a, b):
+    return a + b

@@ -1,68 +1,51 @@
-"""Layer normalisation forward, as in the Triton tutorial: the row is read in
-three loops (mean, variance, normalise)."""
+"""Layer normalisation over long rows in three sweeps: one for the mean, one
+for the variance around it, one to normalise and apply the affine weights.
+The row pointers are rebased once per program."""
 import torch
 import triton
 import triton.language as tl
 
 
 @triton.jit
-def _layer_norm_fwd_fused(
-    X,  # pointer to the input
-    Y,  # pointer to the output
-    W,  # pointer to the weights
-    B,  # pointer to the biases
-    Mean,  # pointer to the mean
-    Rstd,  # pointer to the 1/std
-    stride,  # how much to increase the pointer when moving by 1 row
-    N,  # number of columns in X
-    eps,  # epsilon to avoid division by zero
-    BLOCK_SIZE: tl.constexpr,
-):
-    row = tl.program_id(0)
-    Y += row * stride
-    X += row * stride
-    mean = 0
-    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        _mean += a
-    mean = tl.sum(_mean, axis=0) / N
-    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.)
-        _var += x * x
-    var = tl.sum(_var, axis=0) / N
-    rstd = 1 / tl.sqrt(var + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-        x_hat = (x - mean) * rstd
-        y = x_hat * w + b
-        tl.store(Y + cols, y, mask=mask)
+def layernorm_three_sweeps(X, Y, W, B, MEAN, RSTD, row_stride, n_cols, eps,
+                           BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    X += r * row_stride
+    Y += r * row_stride
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    for c0 in range(0, n_cols, BLOCK):
+        c = c0 + tl.arange(0, BLOCK)
+        total += tl.load(X + c, mask=c < n_cols, other=0.0).to(tl.float32)
+    mu = tl.sum(total, axis=0) / n_cols
+    sq = tl.zeros([BLOCK], dtype=tl.float32)
+    for c0 in range(0, n_cols, BLOCK):
+        c = c0 + tl.arange(0, BLOCK)
+        v = tl.load(X + c, mask=c < n_cols, other=0.0).to(tl.float32)
+        d = tl.where(c < n_cols, v - mu, 0.0)
+        sq += d * d
+    inv_std = 1.0 / tl.sqrt(tl.sum(sq, axis=0) / n_cols + eps)
+    tl.store(MEAN + r, mu)
+    tl.store(RSTD + r, inv_std)
+    for c0 in range(0, n_cols, BLOCK):
+        c = c0 + tl.arange(0, BLOCK)
+        m = c < n_cols
+        v = tl.load(X + c, mask=m, other=0.0).to(tl.float32)
+        gamma = tl.load(W + c, mask=m)
+        beta = tl.load(B + c, mask=m)
+        tl.store(Y + c, (v - mu) * inv_std * gamma + beta, mask=m)
 
 
 def launch(x, weight, bias, eps=1e-5):
-    y = torch.empty_like(x)
-    x_arg = x.reshape(-1, x.shape[-1])
-    M, N = x_arg.shape
-    mean = torch.empty((M, ), dtype=torch.float32, device=x.device)
-    rstd = torch.empty((M, ), dtype=torch.float32, device=x.device)
-    MAX_FUSED_SIZE = 65536 // x.element_size()
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N))
-    num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
-    _layer_norm_fwd_fused[(M, )](
-        x_arg, y, weight, bias, mean, rstd,
-        x_arg.stride(0), N, eps,
-        BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps, num_ctas=1)
-    return y
+    rows = x.reshape(-1, x.shape[-1])
+    n_rows, n_cols = rows.shape
+    y = torch.empty_like(rows)
+    mean = torch.empty(n_rows, dtype=torch.float32, device=x.device)
+    rstd = torch.empty(n_rows, dtype=torch.float32, device=x.device)
+    block = min(triton.next_power_of_2(n_cols), 8192 // x.element_size())
+    warps = max(1, min(8, block // 256))
+    layernorm_three_sweeps[(n_rows,)](rows, y, weight, bias, mean, rstd, rows.stride(0),
+                                      n_cols, eps, BLOCK=block, num_warps=warps)
+    return y.reshape(x.shape)
 
 
 def reference(x, weight, bias, eps=1e-5):

@@ -1,87 +1,67 @@
-"""Matrix multiplication (the Triton tutorial's kernel): autotuned tiles, grouped
-program order for L2 reuse, and a fused leaky-ReLU epilogue in a helper."""
+"""fp16 matrix multiplication with autotuned tiles (the configs come from a
+module-level function), a 1-D grid walked in L2-friendly groups of rows, and
+an optional ReLU-squared epilogue kept in a helper."""
 import torch
 import triton
 import triton.language as tl
 
 
-def get_autotune_config():
+def tile_configs():
     return [
-        triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
-                      num_stages=3, num_warps=8),
-        triton.Config({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
-                      num_stages=4, num_warps=4),
-        triton.Config({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
-                      num_stages=4, num_warps=4),
+        triton.Config({"TM": 128, "TN": 256, "TK": 64, "GROUP": 8}, num_warps=8, num_stages=3),
+        triton.Config({"TM": 128, "TN": 128, "TK": 64, "GROUP": 8}, num_warps=4, num_stages=4),
+        triton.Config({"TM": 64, "TN": 128, "TK": 32, "GROUP": 4}, num_warps=4, num_stages=4),
     ]
 
 
-@triton.autotune(
-    configs=get_autotune_config(),
-    key=["M", "N", "K"],
-)
 @triton.jit
-def matmul_kernel(
-        a_ptr, b_ptr, c_ptr,
-        M, N, K,
-        stride_am, stride_ak,
-        stride_bk, stride_bn,
-        stride_cm, stride_cn,
-        BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-        GROUP_SIZE_M: tl.constexpr,
-        ACTIVATION: tl.constexpr
-):
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-
-    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
-    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
-    offs_k = tl.arange(0, BLOCK_SIZE_K)
-    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
-        accumulator = tl.dot(a, b, accumulator)
-        a_ptrs += BLOCK_SIZE_K * stride_ak
-        b_ptrs += BLOCK_SIZE_K * stride_bk
-    if ACTIVATION == "leaky_relu":
-        accumulator = leaky_relu(accumulator)
-    c = accumulator.to(tl.float16)
-
-    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
-    tl.store(c_ptrs, c, mask=c_mask)
+def _relu_squared(v):
+    r = tl.maximum(v, 0.0)
+    return r * r
 
 
+@triton.autotune(configs=tile_configs(), key=["M", "N", "K"])
 @triton.jit
-def leaky_relu(x):
-    return tl.where(x >= 0, x, 0.01 * x)
+def gemm_kernel(x_ptr, w_ptr, out_ptr, M, N, K,
+                sxm, sxk, swk, swn, som, son,
+                TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr, GROUP: tl.constexpr,
+                EPILOGUE: tl.constexpr):
+    t = tl.program_id(0)
+    tiles_m = tl.cdiv(M, TM)
+    tiles_n = tl.cdiv(N, TN)
+    per_group = GROUP * tiles_n
+    g = t // per_group
+    m0 = g * GROUP
+    rows_in_group = min(tiles_m - m0, GROUP)
+    tm = m0 + (t % per_group) % rows_in_group
+    tn = (t % per_group) // rows_in_group
+    rm = (tm * TM + tl.arange(0, TM)) % M
+    rn = (tn * TN + tl.arange(0, TN)) % N
+    rk = tl.arange(0, TK)
+    xp = x_ptr + rm[:, None] * sxm + rk[None, :] * sxk
+    wp = w_ptr + rk[:, None] * swk + rn[None, :] * swn
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for kb in range(0, tl.cdiv(K, TK)):
+        left = K - kb * TK
+        xa = tl.load(xp, mask=rk[None, :] < left, other=0.0)
+        wb = tl.load(wp, mask=rk[:, None] < left, other=0.0)
+        acc = tl.dot(xa, wb, acc)
+        xp += TK * sxk
+        wp += TK * swk
+    if EPILOGUE == "relu2":
+        acc = _relu_squared(acc)
+    om = tm * TM + tl.arange(0, TM)
+    on = tn * TN + tl.arange(0, TN)
+    tl.store(out_ptr + om[:, None] * som + on[None, :] * son, acc.to(tl.float16),
+             mask=(om[:, None] < M) & (on[None, :] < N))
 
 
-def matmul(a, b, activation=""):
-    assert a.shape[1] == b.shape[0], "Incompatible dimensions"
-    M, K = a.shape
-    K, N = b.shape
-    c = torch.empty((M, N), device=a.device, dtype=torch.float16)
-    grid = lambda META: (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]), )
-    matmul_kernel[grid](
-        a, b, c,
-        M, N, K,
-        a.stride(0), a.stride(1),
-        b.stride(0), b.stride(1),
-        c.stride(0), c.stride(1),
-        ACTIVATION=activation
-    )
-    return c
+def gemm(x, w, epilogue=""):
+    M, K = x.shape
+    K2, N = w.shape
+    assert K == K2
+    out = torch.empty((M, N), device=x.device, dtype=torch.float16)
+    grid = lambda meta: (triton.cdiv(M, meta["TM"]) * triton.cdiv(N, meta["TN"]),)
+    gemm_kernel[grid](x, w, out, M, N, K, x.stride(0), x.stride(1), w.stride(0), w.stride(1),
+                      out.stride(0), out.stride(1), EPILOGUE=epilogue)
+    return out

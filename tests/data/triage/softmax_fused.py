@@ -1,38 +1,33 @@
-"""Fused softmax (the Triton tutorial's form): one row per program, the row
-kept in registers, read once and written once."""
+"""Row softmax with the whole row in registers: a fixed number of programs
+strides over the rows (tl.range with software pipelining of the row loads),
+and each row is read once and written once."""
 import torch
 import triton
 import triton.language as tl
 
 
 @triton.jit
-def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
-                   BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
-    row_start = tl.program_id(0)
-    row_step = tl.num_programs(0)
-    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
-        row_start_ptr = input_ptr + row_idx * input_row_stride
-        col_offsets = tl.arange(0, BLOCK_SIZE)
-        input_ptrs = row_start_ptr + col_offsets
-        mask = col_offsets < n_cols
-        row = tl.load(input_ptrs, mask=mask, other=-float("inf"))
-        row_minus_max = row - tl.max(row, axis=0)
-        numerator = tl.exp(row_minus_max)
-        denominator = tl.sum(numerator, axis=0)
-        softmax_output = numerator / denominator
-        output_row_start_ptr = output_ptr + row_idx * output_row_stride
-        output_ptrs = output_row_start_ptr + col_offsets
-        tl.store(output_ptrs, softmax_output, mask=mask)
+def softmax_rows_kernel(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
+                        BLOCK: tl.constexpr, STAGES: tl.constexpr):
+    first = tl.program_id(0)
+    step = tl.num_programs(0)
+    cols = tl.arange(0, BLOCK)
+    valid = cols < n_cols
+    for r in tl.range(first, n_rows, step, num_stages=STAGES):
+        logits = tl.load(in_ptr + r * in_stride + cols, mask=valid, other=-float("inf"))
+        shifted = logits - tl.max(logits, axis=0)
+        e = tl.exp(shifted)
+        probs = e / tl.sum(e, axis=0)
+        tl.store(out_ptr + r * out_stride + cols, probs, mask=valid)
 
 
 def launch(x):
     n_rows, n_cols = x.shape
-    BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    num_warps = 8
     y = torch.empty_like(x)
-    num_programs = min(264, n_rows)
-    softmax_kernel[(num_programs, 1, 1)](y, x, x.stride(0), y.stride(0), n_rows, n_cols,
-                                         BLOCK_SIZE=BLOCK_SIZE, num_stages=2, num_warps=num_warps)
+    programs = min(4 * 132, n_rows)
+    softmax_rows_kernel[(programs, 1, 1)](y, x, x.stride(0), y.stride(0), n_rows, n_cols,
+                                          BLOCK=triton.next_power_of_2(n_cols), STAGES=2,
+                                          num_warps=8)
     return y
 
 

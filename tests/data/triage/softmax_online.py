@@ -10,7 +10,7 @@ def softmax_online_kernel(x_ptr, y_ptr, n_cols, stride_x, stride_y, BLOCK: tl.co
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * stride_x
     y_row = y_ptr + row * stride_y
-    m = tl.full([BLOCK], -float("inf"), dtype=tl.float32)
+    m = tl.full([BLOCK], -1.0e30, dtype=tl.float32)  # finite: exp(m - m_new) stays defined
     s = tl.zeros([BLOCK], dtype=tl.float32)
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)

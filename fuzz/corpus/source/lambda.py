@@ -1,0 +1,1 @@
+x = lambda a, *b, c=1, **d: (a if b else c) or not d

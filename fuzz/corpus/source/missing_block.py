@@ -1,0 +1,4 @@
+@triton.jit
+def k(x):
+    if x:
+    return 1

@@ -1,0 +1,6 @@
+if a:
+	b
+elif c:
+	d
+else:
+	e

@@ -1,0 +1,3 @@
+def f():
+    return g(1,
+             2

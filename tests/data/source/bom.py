@@ -1,0 +1,2 @@
+﻿# bom
+import triton
