@@ -74,9 +74,26 @@ def override_from_args(args):
     return ov
 
 
+def private_cache():
+    """Compile into a cache of this process's own: Triton keys its cache by
+    the kernel's source, not its file, so a kernel cached from another file
+    (an earlier candidate, another checkout) would bring that file's name and
+    lines into the IR's locations. TDX_TRITON_CACHE=shared keeps the cache."""
+    import atexit
+    import shutil
+    import tempfile
+    if os.environ.get("TDX_TRITON_CACHE") == "shared":
+        return
+    d = tempfile.mkdtemp(prefix="tdx-capture-cache-")
+    os.environ["TRITON_CACHE_DIR"] = d
+    atexit.register(shutil.rmtree, d, True)
+
+
 def run(args):
     """Capture every kernel the launch compiles; the reply dict."""
     ov = override_from_args(args)
+    if args.mode == "aot":
+        private_cache()
     if args.mode == "jit":
         import torch
         if not torch.cuda.is_available():
