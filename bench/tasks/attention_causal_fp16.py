@@ -1,4 +1,4 @@
-"""Causal scaled dot-product attention in fp16 (B, H, S, D); the initial kernel is a flash-style loop up to the diagonal: one program per 64 queries, 32-key blocks, the causal mask applied to every block."""
+"""Causal attention in fp16 (B, H, S, D); initial kernel: flash-style, 64 queries per program, 32-key blocks up to the diagonal, mask on every block."""
 import math
 
 import torch

@@ -1,4 +1,4 @@
-"""Non-causal scaled dot-product attention in fp16 (B, H, S, D); the initial kernel is a flash-style loop: one program per 64 queries, 64-key blocks, online softmax with exp, default num_warps."""
+"""Non-causal attention in fp16 (B, H, S, D); initial kernel: flash-style, 64 queries per program, 64-key blocks, online softmax with exp."""
 import math
 
 import torch

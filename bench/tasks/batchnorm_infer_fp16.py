@@ -1,4 +1,4 @@
-"""Inference BatchNorm of a fp16 NCHW tensor with per-channel fp32 statistics, weight and bias; the initial kernel is flat over elements, 1024 per program, gathering the channel's four values per element."""
+"""Inference BatchNorm of fp16 NCHW with fp32 per-channel stats; initial kernel: flat, 1024 elements per program, four gathers per element."""
 import math
 
 import torch

@@ -1,4 +1,4 @@
-"""LayerNorm over the last dim of a fp16 matrix with weight and bias; the initial kernel runs one program per row and reads the row three times (mean, variance, normalise), 1024 columns at a time."""
+"""LayerNorm of fp16 rows with weight and bias; initial kernel: one program per row, three passes (mean, variance, normalise) of 1024 columns."""
 import math
 
 import torch

@@ -1,4 +1,4 @@
-"""Row log-softmax of fp16 vocabulary-sized rows; the initial kernel runs one program per row: an online max/sum pass, then a write pass, 1024 columns at a time."""
+"""Row log-softmax of fp16 vocabulary-sized rows; initial kernel: one program per row, an online max/sum pass then a write pass."""
 import math
 
 import torch

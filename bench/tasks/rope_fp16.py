@@ -1,4 +1,4 @@
-"""Rotary position embedding (rotate-half form) of fp16 x (B, S, H, D) with fp32 cos/sin tables (S, D/2); the initial kernel runs one program per (batch, position, head) row."""
+"""Rotary embedding (rotate-half) of fp16 (B, S, H, D) with fp32 cos/sin tables; initial kernel: one program per (batch, position, head)."""
 import math
 
 import torch
