@@ -161,6 +161,7 @@ class Task:
         self.kernels = find_kernels(module)
 
     def kernel_names(self):
+        """Names of the task's kernels, in source order."""
         return [name for name, _, _ in self.kernels]
 
     def inputs(self, shape, device, seed, dtype=None):
@@ -212,6 +213,7 @@ class KernelBenchTask(Task):
         self.launch = self._launch if inspect.isclass(getattr(module, "ModelNew", None)) else None
 
     def _make_inputs(self, shape, dtype=None, device="cuda", seed=0):
+        """get_inputs() under a seed, on the device, in the asked dtype."""
         import torch
         torch.manual_seed(seed)
         out = self._ref_src.get_inputs()
@@ -253,6 +255,7 @@ class KernelBenchTask(Task):
         self._device = device
 
     def _reference(self, *inputs):
+        """Model's output, in float64 when the model and inputs allow it."""
         import torch
         ref, ref64 = self._ref_model
         with torch.no_grad():
@@ -266,6 +269,7 @@ class KernelBenchTask(Task):
             return ref(*inputs)
 
     def _launch(self, *inputs):
+        """ModelNew's output."""
         import torch
         with torch.no_grad():
             return self._new_model(*inputs)

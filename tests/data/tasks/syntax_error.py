@@ -1,0 +1,5 @@
+import torch
+
+
+def launch(x:
+    return x

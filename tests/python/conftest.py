@@ -1,0 +1,46 @@
+"""Shared helpers for the harness tests: the task folder and a runner that
+starts the harness the way the C side does (a child process, JSON on stdout)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TASKS = os.path.join(ROOT, "tests", "data", "tasks")
+PYDIR = os.path.join(ROOT, "python")
+
+if PYDIR not in sys.path:
+    sys.path.insert(0, PYDIR)
+
+
+def task(name):
+    """Path of a test task under tests/data/tasks."""
+    return os.path.join(TASKS, name)
+
+
+class Reply:
+    """A finished harness run: exit status, raw stdout/stderr, parsed JSON."""
+
+    def __init__(self, proc):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.json = json.loads(proc.stdout)
+
+
+def harness(*args, timeout=300):
+    """Run `python3 -m tritondx_harness ARGS` with no GPU visible."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PYDIR + os.pathsep + env.get("PYTHONPATH", "")
+    env["CUDA_VISIBLE_DEVICES"] = ""
+    env.pop("TRITON_INTERPRET", None)
+    proc = subprocess.run([sys.executable, "-m", "tritondx_harness", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=ROOT)
+    return Reply(proc)
+
+
+@pytest.fixture
+def run_harness():
+    return harness

@@ -1,0 +1,195 @@
+"""check through Triton's interpreter: good tasks pass, planted bugs fail
+with the right reason; the comparison rules on their own."""
+import math
+
+import pytest
+import torch
+
+from conftest import harness, task
+from tritondx_harness.check import (MARKER, check_task, compare, poisoned_allocations, tolerance_for,
+                                    uses_tf32)
+
+
+@pytest.mark.parametrize("name", ["add.py", "rowsum.py", "scale_rows.py", "kb_scale.py"])
+def test_good_tasks_pass(name):
+    res = check_task(task(name), device="cpu")
+    assert res["ok"] is True, res["error"]
+    assert res["error"] is None
+    assert len(res["cases"]) >= 3
+    assert {c["seed"] for c in res["cases"]} == {0, 1, 2}
+    for c in res["cases"]:
+        assert c["ok"] and c["rel_err"] <= c["tolerance"]
+
+
+def test_every_check_shape_and_seed_is_a_case():
+    res = check_task(task("add.py"), device="cpu", seeds=(3, 4, 5))
+    shapes = [tuple(c["shape"]) for c in res["cases"]]
+    assert shapes == [(1000,)] * 3 + [(256,)] * 3 + [(1,)] * 3
+    assert [c["seed"] for c in res["cases"]] == [3, 4, 5] * 3
+
+
+@pytest.mark.parametrize("name,reason", [
+    ("bug_off_by_one_mask.py", "tolerance"),
+    ("bug_wrong_axis.py", "tolerance"),
+    ("bug_unwritten_tail.py", "unwritten"),
+    ("bug_all_zero.py", "constant"),
+    ("bug_nan_output.py", "nan"),
+    ("task_raises.py", "raised"),
+])
+def test_planted_bugs_fail_with_the_right_reason(name, reason):
+    res = check_task(task(name), device="cpu")
+    assert res["ok"] is False
+    assert res["error_kind"] == "incorrect"
+    assert res["reason"] == reason, res["error"]
+    assert res["error"]
+
+
+def test_unwritten_tail_passes_on_a_multiple_of_the_block():
+    # the bug only shows past the last full block: proof the poison is what catches it
+    res = check_task(task("bug_unwritten_tail.py"), device="cpu", shapes=[(256,)])
+    assert res["ok"] is True
+    res = check_task(task("bug_unwritten_tail.py"), device="cpu", shapes=[(300,)])
+    assert res["ok"] is False and res["reason"] == "unwritten"
+    assert res["cases"][0]["outputs"][0]["unwritten"] == 300 - 256
+
+
+def test_dtype_is_passed_to_make_inputs_and_sets_the_tolerance():
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), dtype="float16")
+    assert res["ok"] is True, res["error"]
+    out = res["cases"][0]["outputs"][0]
+    assert out["dtype"] == "float16" and out["tolerance"] == 1e-2 and out["tolerance_basis"] == "float16"
+
+
+def test_candidate_passes_and_is_reported():
+    res = check_task(task("add.py"), device="cpu", candidate=task("cand_add_good.py"))
+    assert res["ok"] is True, res["error"]
+    assert res["candidate"].endswith("cand_add_good.py")
+
+
+def test_candidate_with_another_dtype_fails():
+    res = check_task(task("add.py"), device="cpu", candidate=task("cand_add_fp16.py"))
+    assert res["ok"] is False and res["reason"] == "dtype"
+    assert "float16" in res["error"] and "float32" in res["error"]
+
+
+def test_candidate_that_changes_launch_signature_fails():
+    res = check_task(task("add.py"), device="cpu", candidate=task("cand_add_signature.py"))
+    assert res["ok"] is False and res["reason"] == "signature"
+    assert "alpha" in res["error"]
+
+
+def test_candidate_inputs_and_reference_come_from_the_original(tmp_path):
+    # a candidate that also "fixes" reference to match its bug must still fail
+    src = open(task("bug_all_zero.py")).read().replace(
+        "return x.double() + y.double()", "return (x.double() + y.double()) * 0")
+    cand = tmp_path / "cand.py"
+    cand.write_text(src)
+    res = check_task(task("add.py"), device="cpu", candidate=str(cand))
+    assert res["ok"] is False and res["reason"] == "constant"
+
+
+def test_candidate_cannot_loosen_the_tolerance(tmp_path):
+    # an off-by-one candidate that declares a huge TOLERANCE still fails: TOLERANCE is the original's
+    src = open(task("bug_off_by_one_mask.py")).read() + "\nTOLERANCE = 10.0\n"
+    cand = tmp_path / "cand_loose.py"
+    cand.write_text(src)
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), candidate=str(cand))
+    assert res["ok"] is False and res["reason"] == "tolerance"
+
+
+def test_kernelbench_uses_the_same_weights(tmp_path):
+    # a ModelNew that ignores the copied weights (keeps its zeros) fails
+    src = open(task("kb_scale.py")).read().replace(
+        "scale_relu_kernel[(n_rows,)](x, self.w,", "scale_relu_kernel[(n_rows,)](x, self.w * 0 + 1,")
+    bad = tmp_path / "kb_bad.py"
+    bad.write_text(src)
+    assert check_task(task("kb_scale.py"), device="cpu")["ok"] is True
+    res = check_task(str(bad), device="cpu")
+    assert res["ok"] is False and res["reason"] == "tolerance"
+
+
+def test_check_verb_through_the_child():
+    r = harness("check", "--task", task("bug_unwritten_tail.py"), "--shape", "300", "--seeds", "0,1,2")
+    obj = r.json
+    assert obj["ok"] is False and obj["reason"] == "unwritten"
+    assert len(obj["cases"]) == 3
+
+
+def test_cuda_device_without_gpu_is_no_gpu():
+    r = harness("check", "--task", task("add.py"), "--device", "cuda")
+    assert r.json["ok"] is False and r.json["error_kind"] == "no_gpu"
+
+
+# ---- the rules on their own
+
+def test_tolerances_by_dtype():
+    assert tolerance_for(torch.float32) == (1e-5, "float32")
+    assert tolerance_for(torch.float32, uses_tf32=True) == (1e-3, "tf32")
+    assert tolerance_for(torch.float16) == (1e-2, "float16")
+    assert tolerance_for(torch.bfloat16) == (1e-2, "bfloat16")
+    assert tolerance_for(torch.int32) == (0.0, "int")
+    assert tolerance_for(torch.float16, override=3e-3) == (3e-3, "task")
+    assert tolerance_for(torch.float16, override={"float16": 5e-3}) == (5e-3, "task")
+    assert tolerance_for(torch.float32, override={"float16": 5e-3}) == (1e-5, "float32")
+
+
+def test_tf32_detection():
+    assert uses_tf32("acc += tl.dot(a, b)")
+    assert uses_tf32("acc = tl.dot(a, b, acc=acc, input_precision='tf32')")
+    assert not uses_tf32('acc += tl.dot(a, b, input_precision="ieee")')
+    assert not uses_tf32("acc += tl.dot(a, b, allow_tf32=False)")
+    assert not uses_tf32("x = tl.sum(a * b, axis=1)")
+
+
+def test_compare_relative_error_norm():
+    ref = torch.tensor([3.0, 4.0], dtype=torch.float64)
+    out = torch.tensor([3.0, 4.0 + 5e-5], dtype=torch.float32)
+    v = compare(out, ref, 1e-4)
+    assert v["ok"] and math.isclose(v["rel_err"], 1e-5, rel_tol=1e-2)
+    v = compare(out, ref, 1e-6)
+    assert not v["ok"] and v["reason"] == "tolerance"
+
+
+def test_compare_shape_dtype_nan_constant():
+    ref = torch.arange(6, dtype=torch.float64).reshape(2, 3)
+    assert compare(torch.zeros(3, 2), ref, 1e-5)["reason"] == "shape"
+    assert compare(ref.float(), ref, 1e-5, want_dtype=torch.float16)["reason"] == "dtype"
+    nan = ref.clone().float()
+    nan[1, 2] = float("nan")
+    assert compare(nan, ref, 1e-5)["reason"] == "nan"
+    assert compare(torch.zeros(2, 3), ref, 1e-5)["reason"] == "constant"
+    assert compare(torch.full((2, 3), 7.0), ref, 1e-5)["reason"] == "constant"
+    # a constant reference may be matched by a constant output
+    assert compare(torch.full((2, 3), 7.0), torch.full((2, 3), 7.0, dtype=torch.float64), 1e-5)["ok"]
+    # NaN where the reference has NaN is fine
+    r2 = ref.clone()
+    r2[0, 0] = float("nan")
+    o2 = r2.float().clone()
+    assert compare(o2, r2, 1e-5)["ok"]
+    assert compare("not a tensor", ref, 1e-5)["reason"] == "type"
+
+
+def test_compare_tells_unwritten_from_nan():
+    ref = torch.ones(4, dtype=torch.float64) * torch.arange(1, 5)
+    out = ref.float().clone()
+    out[3] = float("nan")
+    marker = ref.float().clone()
+    marker[3] = MARKER
+    assert compare(out, ref, 1e-5, marker_out=marker)["reason"] == "unwritten"
+    marker[3] = float("nan")
+    assert compare(out, ref, 1e-5, marker_out=marker)["reason"] == "nan"
+
+
+def test_poisoned_allocations_fill_and_restore():
+    orig = torch.empty
+    with poisoned_allocations("nan"):
+        a = torch.empty(4)
+        b = torch.empty_like(torch.zeros(3, dtype=torch.float16))
+        c = torch.empty_strided((2, 2), (2, 1))
+        d = torch.zeros(2).new_empty(5)
+        i = torch.empty(3, dtype=torch.int32)
+        z = torch.zeros(3)
+    assert torch.isnan(a).all() and torch.isnan(b).all() and torch.isnan(c).all() and torch.isnan(d).all()
+    assert (i == torch.iinfo(torch.int32).min).all()
+    assert (z == 0).all()
+    assert torch.empty is orig
