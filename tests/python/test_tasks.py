@@ -107,13 +107,16 @@ def _compile_worker(task_paths, out_dir):
     launched on its last check shape (the misaligned one)."""
     import argparse
     from tritondx_harness import capture
+    parser = argparse.ArgumentParser()
+    capture.add_args(parser)
+    # only the compile is under test: skip the resource and SASS listings
+    skip = [opt for opt in ("--no-ptxas", "--no-sass") if opt in parser.format_help()]
     replies = {"compiles": {}}
     for p in task_paths:
         stem = pathlib.Path(p).stem
         shape = _load(pathlib.Path(p)).SHAPES["check"][-1]
-        args = argparse.Namespace(task=p, mode="aot", out=os.path.join(out_dir, stem), shape=json.dumps(list(shape)),
-                                  dtype=None, kernel=None, config=0, set_divisibility=[], num_warps=None,
-                                  num_stages=None, constexpr=[], remarks=False, no_ptxas=True)
+        args = parser.parse_args(["--task", p, "--mode", "aot", "--out", os.path.join(out_dir, stem),
+                                  "--shape", json.dumps(list(shape)), *skip])
         replies["compiles"][stem] = capture.run(args)
     return replies
 
