@@ -149,11 +149,19 @@ def checks(tmp_path_factory):
     for i, (mode, share) in enumerate(jobs):
         out = out_dir / f"{mode}{i}" / "replies.json"
         out.parent.mkdir()
-        procs.append((out, subprocess.Popen([sys.executable, __file__, mode, str(out), *share], env=env,
-                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+        # output to a file, not a pipe: a full pipe would stall a worker while we wait on another
+        with open(out.parent / "log.txt", "w", encoding="utf-8") as log:
+            procs.append((out, subprocess.Popen([sys.executable, __file__, mode, str(out), *share], env=env,
+                                                stdout=log, stderr=subprocess.STDOUT)))
     merged = {"checks": {}, "compiles": {}, "bf16_dot_wrong_after": False}
     for out, proc in procs:
-        log, _ = proc.communicate(timeout=1500)
+        try:
+            proc.wait(timeout=1500)
+        except subprocess.TimeoutExpired:
+            for _, p in procs:
+                p.kill()
+            raise
+        log = (out.parent / "log.txt").read_text(encoding="utf-8", errors="replace")
         assert proc.returncode == 0, f"worker failed:\n{log[-4000:]}"
         with open(out, encoding="utf-8") as f:
             part = json.load(f)
