@@ -54,6 +54,7 @@ def _dims(shape):
 
 
 def _tensors(values):
+    """The tensors among a task's inputs (some tasks also pass ints)."""
     return [v for v in values if isinstance(v, torch.Tensor)]
 
 
