@@ -15,7 +15,7 @@ import os
 
 from . import protocol
 from .common import bench_shape, parse_dtype, shape_label
-from .compile import Override, compile_spec, kernel_specs_from_jit, target_for
+from .compile import Override, compile_spec, kernel_specs_from_jit, mark_autotune_choice, target_for
 from .intercept import record_launches
 from .protocol import COMPILE, NO_GPU, TASK_ERROR, USAGE, HarnessError, describe_exception, where
 from .taskload import interpreter, load_task
@@ -96,6 +96,7 @@ def run(args):
             specs = _aot_specs(task, inputs, target, args.config)
         else:
             specs = _jit_specs(task, inputs)
+            mark_autotune_choice(specs, task.kernels)
     if args.kernel:
         specs = [s for s in specs if s.name == args.kernel]
         if not specs:

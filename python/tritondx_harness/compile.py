@@ -232,6 +232,39 @@ def kernel_specs_from_jit(run_launch, target=None):
     return list(specs.values())
 
 
+def matches_config(spec, config):
+    """Whether a compile is the one an autotune Config describes: every
+    config kwarg equals the compile's constexpr of that name, and its
+    num_warps / num_stages (when set) equal the compile's options."""
+    names = spec.fn.arg_names
+    for k, v in config.kwargs.items():
+        if k not in names or spec.constexprs.get((names.index(k),), object()) != v:
+            return False
+    for opt in ("num_warps", "num_stages", "num_ctas"):
+        want = getattr(config, opt, None)
+        if want is not None and getattr(spec.options, opt, None) != want:
+            return False
+    return True
+
+
+def mark_autotune_choice(specs, kernels):
+    """After a real (GPU) run: set spec.config for compiles of an autotuned
+    kernel, saying which one the autotuner kept (Autotuner.best_config).
+    `kernels` is Task.kernels: (name, object, line)."""
+    from triton.runtime.autotuner import Autotuner
+
+    from .taskload import jit_function
+    for _, obj, _ in kernels:
+        best = getattr(obj, "best_config", None) if isinstance(obj, Autotuner) else None
+        if best is None:
+            continue
+        inner = jit_function(obj)
+        for spec in specs:
+            if spec.fn is inner:
+                spec.config = {"selected": matches_config(spec, best), "best": str(best),
+                               "count": len(obj.configs)}
+
+
 def compile_spec(spec, target, override, folder, remarks=False, ptxas=True, sass=True):
     """Compile one spec (with the override applied) and describe it."""
     import triton

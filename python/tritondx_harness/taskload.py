@@ -33,16 +33,56 @@ def use_interpreter(on):
 
 @contextlib.contextmanager
 def interpreter(on):
-    """use_interpreter(on) for the duration of a block, then restore."""
+    """use_interpreter(on) for the duration of a block, then restore.
+
+    When on, kernels that were decorated before the interpreter was selected
+    (Triton's own tl.standard functions when triton was imported earlier in
+    this process, or a helper module imported earlier) are JITFunctions that
+    cannot run on the CPU; while the block runs, their launches and device
+    calls are routed to an InterpretedFunction of the same Python function.
+    """
     old = os.environ.get("TRITON_INTERPRET")
     use_interpreter(on)
+    patch = _route_jit_to_interpreter() if on else contextlib.nullcontext()
     try:
-        yield
+        with patch:
+            yield
     finally:
         if old is None:
             os.environ.pop("TRITON_INTERPRET", None)
         else:
             os.environ["TRITON_INTERPRET"] = old
+
+
+@contextlib.contextmanager
+def _route_jit_to_interpreter():
+    """Make JITFunction.run / __call__ behave as InterpretedFunction's."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    saved_run, saved_call = JITFunction.run, JITFunction.__call__
+
+    def interpreted(jf):
+        """The InterpretedFunction standing in for a JITFunction (cached on it)."""
+        fn = jf.__dict__.get("_tdx_interpreted")
+        if fn is None:
+            fn = InterpretedFunction(jf.fn)
+            jf.__dict__["_tdx_interpreted"] = fn
+        return fn
+
+    def run(self, *args, grid, warmup, **kwargs):
+        """A launch, interpreted."""
+        return interpreted(self).run(*args, grid=grid, warmup=warmup, **kwargs)
+
+    def call(self, *args, **kwargs):
+        """A device-function call from an interpreted kernel."""
+        return interpreted(self)(*args, **kwargs)
+
+    JITFunction.run, JITFunction.__call__ = run, call
+    try:
+        yield
+    finally:
+        JITFunction.run, JITFunction.__call__ = saved_run, saved_call
 
 
 def read_source(path):

@@ -115,9 +115,22 @@ def test_check_verb_through_the_child():
     assert len(obj["cases"]) == 3
 
 
-def test_cuda_device_without_gpu_is_no_gpu():
-    r = harness("check", "--task", task("add.py"), "--device", "cuda")
-    assert r.json["ok"] is False and r.json["error_kind"] == "no_gpu"
+def test_check_task_after_triton_was_imported_without_the_interpreter():
+    # check_task is a library function: the caller may have imported triton
+    # (so tl.standard is made of JITFunctions) before asking for the CPU.
+    import os
+    import subprocess
+    import sys
+
+    from conftest import PYDIR
+    code = ("import triton, triton.language as tl\n"
+            "from tritondx_harness.check import check_task\n"
+            f"r = check_task({task('sigmoid_cdiv.py')!r}, seeds=(0,))\n"
+            "print('RESULT', r['ok'], r['error'])\n")
+    env = dict(os.environ, PYTHONPATH=PYDIR, CUDA_VISIBLE_DEVICES="")
+    env.pop("TRITON_INTERPRET", None)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert "RESULT True None" in p.stdout, p.stdout + p.stderr
 
 
 # ---- the rules on their own

@@ -78,3 +78,19 @@ def test_jit_listener_path_rebuilds_the_same_spec():
     assert jit.constexprs == aot.constexprs
     assert jit.attrs == aot.attrs
     assert jit.options.num_warps == 2 and jit.options.num_stages == aot.options.num_stages
+
+
+def test_autotune_config_matching():
+    import triton
+
+    from tritondx_harness.compile import matches_config
+    with interpreter(False):
+        mod = load_task(task("tuned_add.py")).module
+    x = torch.zeros(4096)
+    with record_launches(1) as launches:
+        mod.launch(x, x)
+    (s,) = kernel_specs_from_launches(launches, target_for("aot"))
+    assert matches_config(s, triton.Config({"BLOCK": 128}, num_warps=4, num_stages=3))
+    assert not matches_config(s, triton.Config({"BLOCK": 256}, num_warps=8, num_stages=2))
+    assert not matches_config(s, triton.Config({"BLOCK": 128}, num_warps=8, num_stages=3))
+    assert not matches_config(s, triton.Config({"NOPE": 1}, num_warps=4, num_stages=3))
