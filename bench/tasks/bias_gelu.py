@@ -19,7 +19,7 @@ def bias_gelu_kernel(x_ptr, b_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
         u = 0.7978845608028654 * (v + 0.044715 * v * v * v)
         t = 2.0 * tl.sigmoid(2.0 * u) - 1.0
         y = 0.5 * v * (1.0 + t)
-        tl.store(y_ptr + row * n_cols + offs, y.to(tl.float16), mask=mask)
+        tl.store(y_ptr + row * n_cols + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(x, bias):

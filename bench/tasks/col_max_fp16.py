@@ -16,7 +16,7 @@ def col_max_kernel(x_ptr, y_ptr, n_rows, n_cols, BLOCK_M: tl.constexpr, BLOCK_N:
         mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
         x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=-float("inf"))
         acc = tl.maximum(acc, tl.max(x.to(tl.float32), axis=0))
-    tl.store(y_ptr + cols, acc.to(tl.float16), mask=cols < n_cols)
+    tl.store(y_ptr + cols, acc.to(y_ptr.dtype.element_ty), mask=cols < n_cols)
 
 
 def launch(x):

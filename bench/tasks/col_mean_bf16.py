@@ -14,7 +14,7 @@ def col_mean_kernel(x_ptr, y_ptr, n_rows, n_cols, BLOCK_N: tl.constexpr):
     acc = tl.zeros((BLOCK_N,), dtype=tl.float32)
     for r in range(0, n_rows):
         acc += tl.load(x_ptr + r * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
-    tl.store(y_ptr + cols, (acc / n_rows).to(tl.bfloat16), mask=mask)
+    tl.store(y_ptr + cols, (acc / n_rows).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(x):

@@ -1,4 +1,4 @@
-"""Direct 1-D convolution (stride 1, no padding) of fp32 (N, C_in, L) by (C_out, C_in, K); the initial kernel runs one program per 128 outputs of one (sample, out-channel) with scalar weight loads in a loop over C_in and K."""
+"""Direct conv1d (stride 1, no padding) on fp32 (N, C_in, L); initial kernel: one program per 128 outputs of one (n, c_out), scalar weight loads."""
 import math
 
 import torch

@@ -1,4 +1,4 @@
-"""Direct 3x3 2-D convolution (stride 1, padding 1) of fp32 NCHW by (C_out, C_in, 3, 3); the initial kernel runs one program per 128 output pixels of one (sample, out-channel), looping over C_in and the 3x3 window with scalar weight loads."""
+"""Direct 3x3 conv2d (stride 1, padding 1) on fp32 NCHW; initial kernel: one program per 128 output pixels of one (n, c_out), scalar weight loads."""
 import math
 
 import torch

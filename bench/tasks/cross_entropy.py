@@ -1,4 +1,4 @@
-"""Per-row cross-entropy loss of fp32 logits against int64 targets; the initial kernel runs one program per row and reads the row twice (max, then sum of exponentials), 1024 columns at a time."""
+"""Per-row cross-entropy of fp32 logits and int64 targets; initial kernel: one program per row, two passes (max, sum of exp) of 1024 columns."""
 import math
 
 import torch

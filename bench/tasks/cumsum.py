@@ -1,4 +1,4 @@
-"""Inclusive prefix sum along each row of a fp32 matrix; the initial kernel runs one program per row, tl.cumsum over 1024 columns at a time with a running carry."""
+"""Inclusive prefix sum along fp32 rows; initial kernel: one program per row, tl.cumsum over 1024 columns at a time with a running carry."""
 import math
 
 import torch

@@ -1,4 +1,4 @@
-"""Dropout (p = 0.1) of a fp32 vector with a seeded mask from tl.rand; the initial kernel uses one program per 1024 elements, and the reference recomputes Triton's Philox stream to rebuild the same mask."""
+"""Dropout (p = 0.1) of a fp32 vector with a tl.rand mask; initial kernel: 1024 elements per program; the reference recomputes Triton's Philox."""
 import math
 
 import torch

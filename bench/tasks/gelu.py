@@ -13,7 +13,7 @@ def gelu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
     y = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
-    tl.store(y_ptr + offs, y.to(tl.float16), mask=mask)
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(x):

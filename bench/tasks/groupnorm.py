@@ -1,4 +1,4 @@
-"""GroupNorm of a fp32 NCHW tensor with per-channel weight and bias; the initial kernel runs one program per (sample, group) and reads the group three times, 1024 elements at a time."""
+"""GroupNorm of fp32 NCHW with per-channel weight and bias; initial kernel: one program per (sample, group), three passes of 1024 elements."""
 import math
 
 import torch

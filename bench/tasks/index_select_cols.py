@@ -1,4 +1,4 @@
-"""out = x[:, idx], selecting columns of a fp32 matrix by an int64 index; the initial kernel runs one program per row, gathering 256 selected columns at a time."""
+"""out = x[:, idx], columns of a fp32 matrix by an int64 index; initial kernel: one program per row, 256 selected columns at a time."""
 import math
 
 import torch

@@ -1,4 +1,4 @@
-"""LayerNorm over the last dim of a fp16 matrix with weight and bias; the initial kernel runs one program per row and reads the row three times (mean, variance, normalise), 1024 columns at a time."""
+"""LayerNorm of fp16 rows with weight and bias; initial kernel: one program per row, three passes (mean, variance, normalise) of 1024 columns."""
 import math
 
 import torch
@@ -30,7 +30,7 @@ def layernorm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, eps, BLOCK: tl.constexp
         x = tl.load(x_row + offs, mask=mask, other=0.0).to(tl.float32)
         w = tl.load(w_ptr + offs, mask=mask).to(tl.float32)
         b = tl.load(b_ptr + offs, mask=mask).to(tl.float32)
-        tl.store(y_row + offs, ((x - mean) * rstd * w + b).to(tl.float16), mask=mask)
+        tl.store(y_row + offs, ((x - mean) * rstd * w + b).to(y_row.dtype.element_ty), mask=mask)
 
 
 def launch(x, weight, bias):

@@ -1,4 +1,4 @@
-"""Row log-softmax of fp16 vocabulary-sized rows; the initial kernel runs one program per row: an online max/sum pass, then a write pass, 1024 columns at a time."""
+"""Row log-softmax of fp16 vocabulary-sized rows; initial kernel: one program per row, an online max/sum pass then a write pass."""
 import math
 
 import torch
@@ -23,7 +23,7 @@ def log_softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
     for start in range(0, n_cols, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         x = tl.load(x_row + offs, mask=offs < n_cols, other=0.0).to(tl.float32)
-        tl.store(y_row + offs, (x - lse).to(tl.float16), mask=offs < n_cols)
+        tl.store(y_row + offs, (x - lse).to(y_row.dtype.element_ty), mask=offs < n_cols)
 
 
 def launch(x):

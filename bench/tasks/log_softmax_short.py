@@ -14,7 +14,7 @@ def log_softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=-float("inf")).to(tl.float32)
     x = x - tl.max(x, axis=0)
     lse = tl.log(tl.sum(tl.exp(x), axis=0))
-    tl.store(y_ptr + row * n_cols + offs, (x - lse).to(tl.float16), mask=mask)
+    tl.store(y_ptr + row * n_cols + offs, (x - lse).to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(x):

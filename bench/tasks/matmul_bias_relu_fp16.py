@@ -24,7 +24,7 @@ def matmul_bias_relu_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
         acc += tl.dot(a, b)
     bias = tl.load(bias_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)
     acc = tl.maximum(acc + bias[None, :], 0.0)
-    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc.to(tl.float16),
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 

@@ -16,7 +16,7 @@ def matvec_kernel(a_ptr, x_ptr, y_ptr, K, BLOCK: tl.constexpr):
         a = tl.load(a_ptr + row * K + offs, mask=mask, other=0.0).to(tl.float32)
         x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
         acc += tl.sum(a * x, axis=0)
-    tl.store(y_ptr + row, acc.to(tl.float16))
+    tl.store(y_ptr + row, acc.to(y_ptr.dtype.element_ty))
 
 
 def launch(a, x):

@@ -1,4 +1,4 @@
-"""2x2 max pooling with stride 2 of a fp16 NCHW tensor; the initial kernel is flat over the outputs, 256 per program, with div/mod index math and four loads each."""
+"""2x2 max pooling, stride 2, of fp16 NCHW; initial kernel: flat over outputs, 256 per program, div/mod index math and four loads each."""
 import math
 
 import torch

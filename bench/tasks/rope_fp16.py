@@ -1,4 +1,4 @@
-"""Rotary position embedding (rotate-half form) of fp16 x (B, S, H, D) with fp32 cos/sin tables (S, D/2); the initial kernel runs one program per (batch, position, head) row."""
+"""Rotary embedding (rotate-half) of fp16 (B, S, H, D) with fp32 cos/sin tables; initial kernel: one program per (batch, position, head)."""
 import math
 
 import torch
@@ -16,8 +16,8 @@ def rope_kernel(x_ptr, cos_ptr, sin_ptr, y_ptr, S, H, HALF: tl.constexpr):
     x2 = tl.load(x_ptr + base + HALF + offs).to(tl.float32)
     c = tl.load(cos_ptr + s * HALF + offs)
     sn = tl.load(sin_ptr + s * HALF + offs)
-    tl.store(y_ptr + base + offs, (x1 * c - x2 * sn).to(tl.float16))
-    tl.store(y_ptr + base + HALF + offs, (x2 * c + x1 * sn).to(tl.float16))
+    tl.store(y_ptr + base + offs, (x1 * c - x2 * sn).to(y_ptr.dtype.element_ty))
+    tl.store(y_ptr + base + HALF + offs, (x2 * c + x1 * sn).to(y_ptr.dtype.element_ty))
 
 
 def launch(x, cos, sin):

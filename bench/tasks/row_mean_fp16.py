@@ -12,7 +12,7 @@ def row_mean_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0).to(tl.float32)
     mean = tl.sum(x, axis=0) / n_cols
-    tl.store(y_ptr + row, mean.to(tl.float16))
+    tl.store(y_ptr + row, mean.to(y_ptr.dtype.element_ty))
 
 
 def launch(x):

@@ -1,4 +1,4 @@
-"""out = zeros(V, D).index_add_(0, idx, src) in fp32; the initial kernel runs one program per source row with tl.atomic_add over 256 columns at a time."""
+"""out = zeros(V, D).index_add_(0, idx, src) in fp32; initial kernel: one program per source row, tl.atomic_add over 256 columns."""
 import math
 
 import torch

@@ -13,7 +13,7 @@ def silu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
     y = x * tl.sigmoid(x)
-    tl.store(y_ptr + offs, y.to(tl.bfloat16), mask=mask)
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(x):

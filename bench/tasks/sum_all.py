@@ -1,4 +1,4 @@
-"""Sum of all elements of a fp32 vector; the initial kernel sums 1024 elements per program and adds the partial sum to the result with tl.atomic_add."""
+"""Sum of all elements of a fp32 vector; initial kernel: 1024 elements per program, partial sums added with tl.atomic_add."""
 import math
 
 import torch

@@ -15,7 +15,7 @@ def swiglu_kernel(g_ptr, u_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
         g = tl.load(g_ptr + row * n_cols + offs, mask=mask).to(tl.float32)
         u = tl.load(u_ptr + row * n_cols + offs, mask=mask).to(tl.float32)
         y = g * tl.sigmoid(g) * u
-        tl.store(y_ptr + row * n_cols + offs, y.to(tl.float16), mask=mask)
+        tl.store(y_ptr + row * n_cols + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(gate, up):

@@ -1,4 +1,4 @@
-"""y = x.T (a contiguous transposed copy) of a fp32 matrix; the initial kernel runs one program per input row, reading it contiguously and writing a strided column."""
+"""y = x.T as a contiguous fp32 copy; initial kernel: one program per input row, reading it contiguously and writing a strided column."""
 import math
 
 import torch

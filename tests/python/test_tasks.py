@@ -7,10 +7,14 @@ import os
 import sys
 
 if __name__ == "__main__":
-    # Worker mode (see _run_checks): Triton decorates its own library functions
-    # (tl.sum's combine, tl.rand, ...) for the interpreter only when
-    # TRITON_INTERPRET is set before its first import.
-    os.environ["TRITON_INTERPRET"] = "1"
+    # Worker mode (see the `checks` fixture). Triton decorates its own library
+    # functions (tl.sum's combine, tl.rand, ...) for the interpreter only when
+    # TRITON_INTERPRET is set before its first import, and for the compiler
+    # only when it is not: one mode per process.
+    if sys.argv[1] == "check":
+        os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
 
 import ast
 import importlib.util
@@ -50,6 +54,7 @@ def _dims(shape):
 
 
 def _tensors(values):
+    """The tensors among a task's inputs (some tasks also pass ints)."""
     return [v for v in values if isinstance(v, torch.Tensor)]
 
 
@@ -87,15 +92,42 @@ def _use_fp32_for_bf16_dots():
     interp.InterpreterBuilder.create_dot = create_dot
 
 
-def _worker(out_path, task_paths):
-    """Check each task through the interpreter; write {stem: reply} as JSON."""
+def _check_worker(task_paths):
+    """Each task's check through the interpreter."""
     from tritondx_harness.check import check_task
-    fixed = _bf16_dot_is_wrong()
-    if fixed:
+    if _bf16_dot_is_wrong():
         _use_fp32_for_bf16_dots()
-    replies = {"bf16_dot_fixed": fixed, "bf16_dot_wrong_after": _bf16_dot_is_wrong(), "tasks": {}}
+    replies = {"bf16_dot_wrong_after": _bf16_dot_is_wrong(), "checks": {}}
     for p in task_paths:
-        replies["tasks"][pathlib.Path(p).stem] = check_task(p, device="cpu")
+        replies["checks"][pathlib.Path(p).stem] = check_task(p, device="cpu")
+    return replies
+
+
+def _compile_worker(task_paths, out_dir):
+    """Each task's kernels captured and compiled ahead of time for sm_90, as
+    launched on its last check shape (the misaligned one)."""
+    import argparse
+    from tritondx_harness import capture
+    parser = argparse.ArgumentParser()
+    capture.add_args(parser)
+    # only the compile is under test: skip the resource and SASS listings
+    skip = [opt for opt in ("--no-ptxas", "--no-sass") if opt in parser.format_help()]
+    replies = {"compiles": {}}
+    for p in task_paths:
+        stem = pathlib.Path(p).stem
+        shape = _load(pathlib.Path(p)).SHAPES["check"][-1]
+        args = parser.parse_args(["--task", p, "--mode", "aot", "--out", os.path.join(out_dir, stem),
+                                  "--shape", json.dumps(list(shape)), *skip])
+        replies["compiles"][stem] = capture.run(args)
+    return replies
+
+
+def _worker(mode, out_path, task_paths):
+    """Run one worker and write its replies to out_path as JSON."""
+    if mode == "check":
+        replies = _check_worker(task_paths)
+    else:
+        replies = _compile_worker(task_paths, os.path.dirname(out_path))
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(replies, f, default=str)
 
@@ -109,22 +141,34 @@ def checks(tmp_path_factory):
     split the suite over the CPU cores."""
     nworkers = max(1, min(2, os.cpu_count() or 1))
     out_dir = tmp_path_factory.mktemp("task_checks")
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
+    env["TRITON_CACHE_DIR"] = str(out_dir / "triton-cache")
+    jobs = [("check", [str(p) for p in TASKS[i::nworkers]]) for i in range(nworkers)]
+    jobs.append(("compile", [str(p) for p in TASKS]))
     procs = []
-    for i in range(nworkers):
-        out = out_dir / f"worker{i}.json"
-        share = [str(p) for p in TASKS[i::nworkers]]
-        procs.append((out, subprocess.Popen([sys.executable, __file__, str(out), *share], env=env,
-                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
-    merged = {"tasks": {}, "bf16_dot_wrong_after": False}
+    for i, (mode, share) in enumerate(jobs):
+        out = out_dir / f"{mode}{i}" / "replies.json"
+        out.parent.mkdir()
+        # output to a file, not a pipe: a full pipe would stall a worker while we wait on another
+        with open(out.parent / "log.txt", "w", encoding="utf-8") as log:
+            procs.append((out, subprocess.Popen([sys.executable, __file__, mode, str(out), *share], env=env,
+                                                stdout=log, stderr=subprocess.STDOUT)))
+    merged = {"checks": {}, "compiles": {}, "bf16_dot_wrong_after": False}
     for out, proc in procs:
-        log, _ = proc.communicate(timeout=1500)
-        assert proc.returncode == 0, f"check worker failed:\n{log[-4000:]}"
+        try:
+            proc.wait(timeout=1500)
+        except subprocess.TimeoutExpired:
+            for _, p in procs:
+                p.kill()
+            raise
+        log = (out.parent / "log.txt").read_text(encoding="utf-8", errors="replace")
+        assert proc.returncode == 0, f"worker failed:\n{log[-4000:]}"
         with open(out, encoding="utf-8") as f:
             part = json.load(f)
-        merged["tasks"].update(part["tasks"])
-        merged["bf16_dot_wrong_after"] |= part["bf16_dot_wrong_after"]
+        merged["checks"].update(part.get("checks", {}))
+        merged["compiles"].update(part.get("compiles", {}))
+        merged["bf16_dot_wrong_after"] |= part.get("bf16_dot_wrong_after", False)
     return merged
 
 
@@ -212,11 +256,19 @@ def test_inputs_are_random_and_seeded(path):
 
 @pytest.mark.parametrize("path", TASKS, ids=IDS)
 def test_initial_kernel_passes_its_check(path, checks):
-    res = checks["tasks"][path.stem]
+    res = checks["checks"][path.stem]
     assert res["ok"], res["error"]
     assert len(res["cases"]) == 3 * len(_load(path).SHAPES["check"])
     assert all(c["ok"] and c["rel_err"] is not None and math.isfinite(c["rel_err"]) for c in res["cases"])
 
 
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_initial_kernels_compile_for_sm90(path, checks):
+    res = checks["compiles"][path.stem]
+    assert res["ok"], res["error"]
+    assert res["kernels"], "launch launched no kernel"
+
+
 if __name__ == "__main__":
-    _worker(sys.argv[1], sys.argv[2:])
+    _worker(sys.argv[1], sys.argv[2], sys.argv[3:])
