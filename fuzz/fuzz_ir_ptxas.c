@@ -1,0 +1,26 @@
+/* libFuzzer target: the ir parser for ptxas -v logs, then the join and the
+ * rendering of records over whatever it produced. Any input must give a
+ * status, never a crash, a leak or an out-of-bounds read. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    tdx_ir_kernel k;
+    tdx_ir_kernel_init(&k);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_ir_kernel_add(&k, TDX_IR_PTXAS, (const char *)data, size, &d);
+    tdx_ir_kernel_join(&k, &d);
+    tdx_buf b;
+    tdx_buf_init(&b, 1 << 20);
+    tdx_ir_kernel_dump(&k, &b);
+    tdx_buf_free(&b);
+    tdx_diags_free(&d);
+    tdx_ir_kernel_free(&k);
+    return 0;
+}
