@@ -1,0 +1,133 @@
+"""time, ceilings, ncu: the parts that need no GPU (statistics, rotation,
+byte counting, the cache, ncu's command line and CSV), and a clean no_gpu
+reply from each verb on this machine."""
+import json
+import math
+
+import pytest
+import torch
+
+from conftest import harness, task
+from tritondx_harness import ceilings, ncu, stats, timing
+from tritondx_harness.taskload import load_task
+
+
+def test_quantiles_and_summary():
+    s = stats.summarize([5, 1, 3, 2, 4])
+    assert s["n"] == 5 and s["median_ms"] == 3 and s["min_ms"] == 1 and s["max_ms"] == 5
+    assert s["q1_ms"] == 2 and s["q3_ms"] == 4 and s["iqr_ms"] == 2
+    s = stats.summarize([1.0, 2.0, 3.0, 4.0])
+    assert s["median_ms"] == 2.5 and math.isclose(s["q1_ms"], 1.75) and math.isclose(s["q3_ms"], 3.25)
+    assert stats.summarize([])["median_ms"] is None
+
+
+def test_rotation_count_covers_several_l2s():
+    l2 = 60 * 2**20
+    assert stats.rotation_count(8 * 2**20, l2, 4) == 30          # 240 MiB / 8 MiB
+    assert stats.rotation_count(1024, l2, 4) == 1024             # capped
+    assert stats.rotation_count(2**30, l2, 4) == 1               # one set is already larger
+    assert stats.rotation_count(8 * 2**20, l2, 4, budget_bytes=80 * 2**20) == 10
+    assert stats.rotation_count(0, l2) == 1
+    n = stats.rotation_count(3 * 2**20, l2, 4)
+    assert n * 3 * 2**20 >= 4 * l2
+
+
+def test_repetitions_and_rates():
+    assert stats.repetitions(1.0, 300) == 300
+    assert stats.repetitions(1000.0, 300) == 10
+    assert stats.repetitions(0.0001, 300) == 2000
+    r = stats.rates(2.0, nbytes=4e9, flops=1e12)
+    assert r["bytes_per_s"] == 2e12 and r["flops_per_s"] == 5e14
+    assert stats.rates(0, 1, 1) == {"bytes_per_s": None, "flops_per_s": None}
+
+
+def test_byte_count_default_and_task():
+    t = load_task(task("rowsum.py"))  # no bytes(): inputs once + outputs once
+    x = torch.zeros(64, 64)
+    out = [torch.zeros(64)]
+    assert timing.count_bytes_flops(t, (x,), out) == (64 * 64 * 4 + 64 * 4, None, "default")
+    t = load_task(task("add.py"))  # bytes() given by the task
+    assert timing.count_bytes_flops(t, (x, x), [x]) == (3 * 64 * 64 * 4, None, "task")
+
+
+def test_ceilings_cache(tmp_path):
+    p = ceilings.cache_path(str(tmp_path), "NVIDIA H200")
+    assert p.endswith("ceilings-nvidia-h200.json")
+    assert ceilings.load_cached(p) is None
+    ceilings.save_cached(p, {"copy_bytes_per_s": 4.2e12})
+    assert ceilings.load_cached(p) == {"copy_bytes_per_s": 4.2e12}
+    with open(p, "w") as f:
+        f.write("{broken")
+    assert ceilings.load_cached(p) is None
+
+
+RAW = """==PROF== Connected to process 4242 (/usr/bin/python3)
+{"ok": true, "verb": "launch", "protocol": 1}
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__throughput.avg.pct_of_peak_sustained_elapsed","gpu__time_duration.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
+"","","","","","","","","","","","%","ns","","sector",""
+"0","4242","python3","h","add_kernel","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0","91.52","1,234,567","262,144","1,048,576","12.5"
+"1","4242","python3","h","add_kernel","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0","90.00","1,200,000","262,144","2,097,152","n/a"
+==PROF== Disconnected from process 4242
+"""
+
+DETAILS = """==PROF== Connected to process 4243
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value","Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"
+"0","4243","python3","h","add_kernel","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0","Occupancy","Achieved Occupancy","%","81.25","","","","",""
+"0","4243","python3","h","add_kernel","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0","SpeedOfLight","","","","SOLBottleneck","INF","Memory is more heavily utilized than Compute.","",""
+"0","4243","python3","h","add_kernel","1","7","(128, 1, 1)","(8192, 1, 1)","0","9.0","MemoryWorkloadAnalysis","","","","UncoalescedGlobalAccess","OPT","This kernel has uncoalesced global accesses, resulting in a total of 1,000 excessive sectors.","global","34.74"
+"""
+
+
+def test_parse_ncu_raw():
+    launches = ncu.parse_raw(RAW)
+    assert [ln["id"] for ln in launches] == [0, 1]
+    first = launches[0]
+    assert first["name"] == "add_kernel" and first["grid"] == "(8192, 1, 1)"
+    assert first["raw"]["gpu__time_duration.sum"] == {"value": 1234567.0, "unit": "ns"}
+    m = ncu.select_metrics(first["raw"])
+    assert m["dram_throughput_pct"] == 91.52
+    assert m["global_load_sectors_per_request"] == 4.0
+    assert m["stall_long_scoreboard"] == 12.5
+    assert m["l2_hit_rate_pct"] is None  # not in this canned output
+    assert ncu.select_metrics(launches[1]["raw"])["stall_long_scoreboard"] is None  # "n/a"
+    assert ncu.parse_raw("no csv here") == []
+
+
+def test_parse_ncu_details_rules():
+    d = ncu.parse_details(DETAILS)
+    k = d[0]
+    assert k["name"] == "add_kernel"
+    assert k["sections"]["Occupancy"]["Achieved Occupancy"] == {"value": 81.25, "unit": "%"}
+    assert [r["rule"] for r in k["rules"]] == ["SOLBottleneck", "UncoalescedGlobalAccess"]
+    un = k["rules"][1]
+    assert un["type"] == "OPT" and un["speedup_type"] == "global" and un["speedup_pct"] == 34.74
+    assert k["rules"][0]["speedup_pct"] is None
+
+
+def test_ncu_command_lines():
+    child = ncu.child_argv("/t/add.py", "1024")
+    raw = ncu.ncu_command("/usr/bin/ncu", ["add_kernel"], child, "raw", 2)
+    assert raw[:3] == ["/usr/bin/ncu", "--clock-control", "none"]
+    assert "--csv" in raw and raw[raw.index("--page") + 1] == "raw"
+    assert "dram__throughput.avg.pct_of_peak_sustained_elapsed" in raw[raw.index("--metrics") + 1]
+    assert raw[raw.index("-k") + 1] == "regex:^(add_kernel)$"
+    assert raw[-6:] == ["tritondx_harness", "launch", "--task", "/t/add.py", "--shape", "1024"]
+    det = ncu.ncu_command("/usr/bin/ncu", ["a", "b"], child, "details")
+    assert det[det.index("--set") + 1] == "full" and det[det.index("--page") + 1] == "details"
+    assert det[det.index("-k") + 1] == "regex:^(a|b)$"
+
+
+@pytest.mark.parametrize("argv", [
+    ["time", "--task", task("add.py")],
+    ["ceilings"],
+    ["ncu", "--task", task("add.py")],
+    ["launch", "--task", task("add.py")],
+    ["capture", "--mode", "jit", "--task", task("add.py")],
+])
+def test_gpu_verbs_say_no_gpu(argv, tmp_path):
+    if argv[0] == "ceilings":
+        argv = argv + ["--cache", str(tmp_path)]
+    r = harness(*argv)
+    assert r.returncode == 0
+    obj = json.loads(r.stdout)
+    assert obj["ok"] is False and obj["error_kind"] == "no_gpu", obj
