@@ -112,13 +112,15 @@ typedef enum tdx_an_predict {
 /* One hypothesis about a level 2 finding, with the single change that
  * tests it. */
 typedef struct tdx_an_plan {
-    int finding;            /* the level 2 finding it explains */
+    int findings[8];        /* the level 2 findings it explains */
+    int nfindings;
     const char *rule;       /* level 3 rule id */
     const char *kernel;
     const char *file;       /* location of the finding */
     int line, col;
     int store;              /* for VEC_UP: the access is a store */
-    char cause[320];        /* the condition, one line */
+    char title[160];        /* the cause in a few words: "stride lacks tt.divisibility" */
+    char cause[400];        /* the condition and the compiler fact, one line */
     char change[160];       /* the change, as shown: "num_warps 2 -> 4" */
     char args[4][160];      /* harness arguments, args[0][0] == 0: none */
     int nargs;
@@ -136,12 +138,13 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
 /* Compare the kernel before and after the change: 1 when the IR changed as
  * the plan predicts. The before/after IR lines go to evidence. */
 int tdx_an_check(const tdx_an_plan *p, const tdx_an_kernel *before, const tdx_an_kernel *after,
-                 tdx_buf *evidence);
+                 tdx_buf *evidence, char *result, size_t result_len);
 
 /* Record the outcome of one plan as a level 3 finding: proven (1), refuted
- * (0), or not tested (-1; after is NULL, `why` says why, may be NULL). */
-tdx_finding *tdx_an_record(tdx_ledger *l, const tdx_an_plan *p, int outcome, const char *evidence,
-                           const char *why);
+ * (0), or not tested (-1). `result` is the check's one-line result (or, not
+ * tested, why not); evidence may be NULL. */
+tdx_finding *tdx_an_record(tdx_ledger *l, const tdx_an_plan *p, int outcome, const char *result,
+                           const char *evidence);
 
 /* Level 3 on a task: plan, run each counterfactual compile (at most
  * env->max_compiles), check, record. `base` is the capture as launched. */
