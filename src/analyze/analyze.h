@@ -39,6 +39,7 @@ typedef struct tdx_an_arg {
     int dns;            /* in do_not_specialize */
     int has_value;      /* value below is known (ints, constexprs) */
     long long value;
+    const char *str;    /* a string constexpr's value ("ieee"), else NULL */
 } tdx_an_arg;
 
 /* One captured kernel: its launch facts and its parsed, joined IR. */

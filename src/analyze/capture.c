@@ -82,13 +82,21 @@ static tdx_status read_args(tdx_an_capture *c, tdx_an_kernel *k, json_t *entry)
     json_t *cx = json_object_get(entry, "constexprs");
     json_t *div = json_object_get(entry, "divisibility_16");
     json_t *per = json_object_get(entry, "args");
-    size_t n = json_object_size(sig);
+    size_t n = json_object_size(sig) + json_object_size(cx);
     k->args = tdx_arena_alloc(&c->arena, (n ? n : 1) * sizeof *k->args);
     if (!k->args)
         return TDX_ERR_NOMEM;
     const char *key;
     json_t *val;
-    json_object_foreach(sig, key, val) {
+    /* Fixture metadata lists constexprs apart from the signature. */
+    json_t *all = sig ? json_deep_copy(sig) : json_object();
+    if (!all)
+        return TDX_ERR_NOMEM;
+    json_object_foreach(cx, key, val) {
+        if (!json_object_get(all, key))
+            json_object_set_new(all, key, json_string("constexpr"));
+    }
+    json_object_foreach(all, key, val) {
         tdx_an_arg *a = &k->args[k->nargs++];
         a->name = tdx_arena_strdup(&c->arena, key);
         a->type = json_is_string(val) ? tdx_arena_strdup(&c->arena, json_string_value(val)) : NULL;
@@ -96,6 +104,8 @@ static tdx_status read_args(tdx_an_capture *c, tdx_an_kernel *k, json_t *entry)
         if (json_is_integer(v) || json_is_boolean(v)) {
             a->has_value = 1;
             a->value = json_is_integer(v) ? json_integer_value(v) : json_is_true(v);
+        } else if (json_is_string(v)) {
+            a->str = tdx_arena_strdup(&c->arena, json_string_value(v));
         }
         for (size_t i = 0; i < json_array_size(div); i++)
             if (json_is_string(json_array_get(div, i)) &&
@@ -116,6 +126,7 @@ static tdx_status read_args(tdx_an_capture *c, tdx_an_kernel *k, json_t *entry)
             }
         }
     }
+    json_decref(all);
     return TDX_OK;
 }
 

@@ -225,6 +225,16 @@ static void plan_dot(const tdx_finding *f, const tdx_an_kernel *k, const char *s
                  "MMA takes fp32 operands only as tf32; with ieee precision AccelerateMatmul keeps the dot on "
                  "a blocked layout and it is lowered to fma.rn.f32");
         snprintf(p->change, sizeof p->change, "input_precision \"tf32\"");
+        /* a precision passed as a constexpr changes at the launch */
+        for (size_t i = 0; i < k->nargs; i++)
+            if (k->args[i].str && strcmp(k->args[i].str, "ieee") == 0) {
+                snprintf(p->change, sizeof p->change, "%s \"ieee\" -> \"tf32\"", k->args[i].name);
+                set_arg(p, "--constexpr");
+                char kv[160];
+                snprintf(kv, sizeof kv, "%s:%s=tf32", k->name, k->args[i].name);
+                set_arg(p, kv);
+                return;
+            }
         if (src && !find_edit(src, len, f->line, "\"ieee\"", "\"tf32\"", p) &&
             !find_edit(src, len, f->line, "'ieee'", "'tf32'", p))
             find_edit(src, len, f->line, "allow_tf32=False", "allow_tf32=True", p);

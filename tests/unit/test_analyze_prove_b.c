@@ -1,0 +1,57 @@
+/* Level 3 proofs through the real harness (part b): num_warps and wgmma,
+ * num_stages and pipelining, num_warps and spills. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "base/file.h"
+#include "test_analyze_prove.h"
+
+static void test_warps_wgmma(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("warps2", "TDX303", 1, &l, &cost);
+    expect_proven(f, &l, "path mma.sync", "path wgmma");
+    assert_string_equal(tdx_finding_get_fact(f, "counterfactual"), "num_warps 2 -> 4");
+    tdx_ledger_free(&l);
+}
+
+static void test_stages_pipelined(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("stages1", "TDX305", 1, &l, &cost);
+    expect_proven(f, &l, "pipelined no", "pipelined yes");
+    assert_non_null(strstr(f->evidence, "ttg.async_copy_global_to_local"));
+    tdx_ledger_free(&l);
+}
+
+static void test_spills_warps(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("bigblock", "TDX308", 1, &l, &cost);
+    expect_proven(f, &l, "bytes spill stores", " 0 bytes spill stores, 0 bytes spill loads");
+    assert_non_null(strstr(f->message, "-> 0 B"));
+    tdx_ledger_free(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_warps_wgmma),
+        cmocka_unit_test(test_stages_pipelined),
+        cmocka_unit_test(test_spills_warps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
