@@ -1,8 +1,10 @@
 /* libFuzzer target: the ir parser for TTIR/TTGIR text, then the join and the
- * rendering of records over whatever it produced. Any input must give a
+ * rendering of records (text and JSON) over whatever it produced. Any input must give a
  * status, never a crash, a leak or an out-of-bounds read. */
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "ir/ir.h"
 
@@ -20,6 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tdx_buf_init(&b, 1 << 20);
     tdx_ir_kernel_dump(&k, &b);
     tdx_buf_free(&b);
+    json_t *j = tdx_ir_kernel_to_json(&k);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    free(text);
+    json_decref(j);
     tdx_diags_free(&d);
     tdx_ir_kernel_free(&k);
     return 0;

@@ -151,7 +151,8 @@ typedef struct tdx_ir_module {
     const char *target;                        /* "cuda:90", may be NULL */
     tdx_ir_attr *attrs;                        /* all module attributes */
     size_t nattrs;
-    tdx_ptrvec layouts;  /* tdx_ir_layout*, aliases and inline ones */
+    tdx_ptrvec layouts;  /* tdx_ir_layout* with an alias (#blocked = ...); inline
+                          * layouts hang off the types that spell them */
     tdx_ptrvec funcs;    /* tdx_ir_func* */
     tdx_ptrvec ops;      /* every tdx_ir_op*, pre-order */
     tdx_ir_region top;   /* the top-level ops (normally one "module") */
@@ -220,7 +221,8 @@ typedef struct tdx_ir_ptx_insn {
     int file;             /* .file index, 0 when no .loc yet */
     int line, col;        /* from .loc, 0 when none */
     int site_line, site_col; /* outermost inlined-at frame (`@[ f:l:c ]`), else line/col */
-    const char *site_file;   /* base name from that comment, may be NULL */
+    const char *site_file;   /* file of that frame (a base name in comments), may be NULL */
+    int site_file_idx;       /* .file index of an `inlined_at F L C`, 0 when none */
     int ptx_line;         /* 1-based line in the PTX text */
 } tdx_ir_ptx_insn;
 
@@ -247,7 +249,7 @@ typedef struct tdx_ir_sass_insn {
     unsigned addr;        /* the offset printed in the address comment */
     const char *file;     /* from `//## File "..."`, may be NULL */
     int line;             /* 0 when unknown */
-    int width;            /* memory access bits for LDG/STG/LDS/STS/LDL/STL (.128 → 128), else 0 */
+    int width;            /* bits per access of LDG/STG/LDS/STS/LDL/STL (.128 → 128), else 0 */
 } tdx_ir_sass_insn;
 
 typedef struct tdx_ir_sass {
@@ -377,6 +379,7 @@ typedef struct tdx_ir_kernel {
     tdx_ir_i64 *i64s;   size_t ni64s;
     tdx_ir_local *locals; size_t nlocals;
     int local_allocs, local_loads; /* register↔shared round trips in TTGIR */
+    struct tdx_ir_index *index;    /* internal: PTX/SASS by source line */
 } tdx_ir_kernel;
 
 void tdx_ir_kernel_init(tdx_ir_kernel *k);
@@ -393,7 +396,8 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags);
 /* Queries the rules use. Each returns how many matched and stores up to max
  * pointers in out (out may be NULL to count). */
 size_t tdx_ir_kernel_loads_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out, size_t max);
-size_t tdx_ir_kernel_stores_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out, size_t max);
+size_t tdx_ir_kernel_stores_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out,
+                               size_t max);
 const tdx_ir_dot *tdx_ir_kernel_dot_at(const tdx_ir_kernel *k, int line);
 const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line);
 /* SASS instructions at a source line (0 = all) with that base opcode. */
@@ -402,6 +406,13 @@ size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *ba
 /* Render the records, one per line, in the format of tests/data/ir/ * /expected.txt
  * (`load line=19 vec=4 ...`), for reports and tests. */
 tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *out);
+
+/* The same records as JSON (jansson): {"name", "file", "num_warps", ...,
+ * "resources": {...}, "records": [{"kind": "load", "loc": {file, line, col,
+ * name, frames?}, "ir": "<op text>", ...}]}. The caller owns the result
+ * (json_decref); NULL when out of memory. Strings that are not valid UTF-8
+ * are left out. */
+struct json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k);
 
 const char *tdx_ir_dot_path_str(tdx_ir_dot_path p);
 const char *tdx_ir_layout_kind_str(tdx_ir_layout_kind k);

@@ -25,7 +25,11 @@ size_t tdx_ir__int(const char *s, size_t n, long long *out);
 int tdx_ir__type_bits(const char *s, size_t n);
 /* Parse an attribute dict body "a = 1 : i32, b" (without braces) and append
  * to *attrs / *n. */
-void tdx_ir__parse_attrs(tdx_arena *a, const char *s, size_t n, tdx_ir_attr **attrs, size_t *nattrs);
+void tdx_ir__parse_attrs(tdx_arena *a, const char *s, size_t n, tdx_ir_attr **attrs,
+                         size_t *nattrs);
+/* Instructions end with ';': their count bounds the instruction count (at
+ * least 16). */
+size_t tdx_ir__count_semis(const char *s, size_t n);
 /* Base name of a path (after the last '/'). */
 const char *tdx_ir__basename(const char *path);
 /* 1 when two paths name the same file: equal, or one is a suffix of the
@@ -35,9 +39,9 @@ int tdx_ir__same_file(const char *a, const char *b);
 /* ---- locations ---- */
 typedef struct tdx_ir_locnode tdx_ir_locnode;
 typedef struct tdx_ir_loctab {
-    tdx_ir_locnode **byidx; /* #locN at N+1, #loc at 0 */
-    size_t cap;
-    tdx_ptrvec named;       /* other aliases: tdx_ir_locnode* with a name */
+    const char **keys;      /* open addressing: alias name without '#' */
+    tdx_ir_locnode **vals;
+    size_t cap, len;        /* cap is 0 or a power of two */
 } tdx_ir_loctab;
 
 /* Parse a location expression ("loc(...)", "#loc3", or a bare body). NULL

@@ -14,18 +14,21 @@
 #include "base/file.h"
 #include "ir/ir_int.h"
 
+// An empty kernel with its own arena.
 void tdx_ir_kernel_init(tdx_ir_kernel *k)
 {
     memset(k, 0, sizeof *k);
     tdx_arena_init(&k->arena, 64 * 1024);
 }
 
+// Release the arena and everything parsed into it.
 void tdx_ir_kernel_free(tdx_ir_kernel *k)
 {
     tdx_arena_free(&k->arena);
     memset(k, 0, sizeof *k);
 }
 
+// Monotonic seconds, for the per-stage parse times.
 static double now(void)
 {
     struct timespec ts;
@@ -33,6 +36,7 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+// Dispatch one stage's text to its parser, timing it.
 tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *text, size_t len,
                              tdx_diags *diags)
 {
@@ -51,6 +55,7 @@ tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *t
     return st;
 }
 
+// Read a fixture-style folder of stage files and join them.
 tdx_status tdx_ir_kernel_load_dir(tdx_ir_kernel *k, const char *dir, tdx_diags *diags)
 {
     static const char *const names[TDX_IR_NSTAGES] = {"k.ttir", "k.ttgir", "k.ptx", "k.sass",
@@ -100,13 +105,86 @@ static void ptx_site(const tdx_ir_kernel *k, const tdx_ir_ptx_insn *in, int *lin
     }
 }
 
+/* Instructions of PTX and SASS sorted by their line in the kernel's file,
+ * so each record finds its instructions by binary search. */
+typedef struct ent {
+    int line, col;
+    size_t i;
+} ent;
+
+struct tdx_ir_index {
+    ent *ptx, *sass;
+    size_t nptx, nsass;
+};
+
+// Order index entries by line, then by position in the listing.
+static int cmp_ent(const void *a, const void *b)
+{
+    const ent *x = a, *y = b;
+    if (x->line != y->line)
+        return (x->line > y->line) - (x->line < y->line);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+// Sort PTX and SASS instructions by their line in the kernel's file.
+static tdx_status build_index(tdx_ir_kernel *k)
+{
+    struct tdx_ir_index *ix = tdx_arena_alloc(&k->arena, sizeof *ix);
+    if (!ix)
+        return TDX_ERR_NOMEM;
+    if (k->ptx && k->ptx->ninsns) {
+        ix->ptx = tdx_arena_alloc(&k->arena, k->ptx->ninsns * sizeof *ix->ptx);
+        if (!ix->ptx)
+            return TDX_ERR_NOMEM;
+        for (size_t i = 0; i < k->ptx->ninsns; i++) {
+            ix->ptx[i].i = i;
+            ptx_site(k, &k->ptx->insns[i], &ix->ptx[i].line, &ix->ptx[i].col);
+        }
+        ix->nptx = k->ptx->ninsns;
+        qsort(ix->ptx, ix->nptx, sizeof *ix->ptx, cmp_ent);
+    }
+    if (k->sass && k->sass->ninsns) {
+        ix->sass = tdx_arena_alloc(&k->arena, k->sass->ninsns * sizeof *ix->sass);
+        if (!ix->sass)
+            return TDX_ERR_NOMEM;
+        for (size_t i = 0; i < k->sass->ninsns; i++) {
+            const tdx_ir_sass_insn *in = &k->sass->insns[i];
+            ix->sass[i].i = i;
+            ix->sass[i].line =
+                k->file && in->file && !tdx_ir__same_file(in->file, k->file) ? 0 : in->line;
+        }
+        ix->nsass = k->sass->ninsns;
+        qsort(ix->sass, ix->nsass, sizeof *ix->sass, cmp_ent);
+    }
+    k->index = ix;
+    return TDX_OK;
+}
+
+// The run of entries with this line: [*lo, *hi).
+static void range(const ent *e, size_t n, int line, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (e[m].line < line)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    while (a < n && e[a].line == line)
+        a++;
+    *hi = a;
+}
+
 typedef struct ptx_match {
-    int count, pred, bits;
+    int count, pred, bits, bytes;
     int vec_hist[9];
     int cls_count[TDX_PTX_STMATRIX + 1];
     char mods[128];
 } ptx_match;
 
+// 1 for PTX cache and eviction modifiers (.cg, .cs, .L1::evict_first, ...).
 static int cache_mod(const char *m, size_t n)
 {
     static const char *const mods[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc"};
@@ -118,6 +196,7 @@ static int cache_mod(const char *m, size_t n)
     return 0;
 }
 
+// Collect an instruction's cache modifiers into m->mods, once each.
 static void add_mods(ptx_match *m, const char *mods)
 {
     for (const char *s = mods; s && *s;) {
@@ -148,27 +227,25 @@ static void add_mods(ptx_match *m, const char *mods)
 }
 
 // PTX instructions of the given classes at line:col (col 0: any column);
-// when none match the column, the whole line.
-static void ptx_at(const tdx_ir_kernel *k, int line, int col, const tdx_ir_ptx_class *cls,
-                   size_t ncls, ptx_match *m)
+// when none match the column and widen is set, the whole line.
+static void ptx_at(const tdx_ir_kernel *k, int line, int col, int widen,
+                   const tdx_ir_ptx_class *cls, size_t ncls, ptx_match *m)
 {
     memset(m, 0, sizeof *m);
-    if (!k->ptx || line <= 0)
+    if (!k->ptx || !k->index || line <= 0)
         return;
+    size_t lo, hi;
+    range(k->index->ptx, k->index->nptx, line, &lo, &hi);
     for (int pass = 0; pass < 2 && !m->count; pass++) {
         int want_col = pass == 0 ? col : 0;
-        if (pass == 1 && col == 0)
+        if (pass == 1 && (col == 0 || !widen))
             break;
-        for (size_t i = 0; i < k->ptx->ninsns; i++) {
-            const tdx_ir_ptx_insn *in = &k->ptx->insns[i];
+        for (size_t e = lo; e < hi; e++) {
+            const tdx_ir_ptx_insn *in = &k->ptx->insns[k->index->ptx[e].i];
             int ok = 0;
             for (size_t c = 0; c < ncls; c++)
                 ok |= in->cls == cls[c];
-            if (!ok)
-                continue;
-            int l, cc;
-            ptx_site(k, in, &l, &cc);
-            if (l != line || (want_col && cc != want_col))
+            if (!ok || (want_col && k->index->ptx[e].col != want_col))
                 continue;
             m->count++;
             m->cls_count[in->cls]++;
@@ -176,11 +253,14 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, const tdx_ir_ptx_c
             m->vec_hist[in->vec <= 8 ? in->vec : 8]++;
             if (!m->bits || in->bits)
                 m->bits = in->bits;
+            if (in->cls == TDX_PTX_CP_ASYNC && in->bytes > m->bytes)
+                m->bytes = in->bytes;
             add_mods(m, in->mods);
         }
     }
 }
 
+// The .vN seen most often (1 for scalar), 0 when nothing matched.
 static int most_common_vec(const ptx_match *m)
 {
     int best = 0;
@@ -195,12 +275,12 @@ static void sass_at(const tdx_ir_kernel *k, int line, const char *const *bases, 
                     int *count, int *width)
 {
     *count = *width = 0;
-    if (!k->sass || line <= 0)
+    if (!k->sass || !k->index || line <= 0)
         return;
-    for (size_t i = 0; i < k->sass->ninsns; i++) {
-        const tdx_ir_sass_insn *in = &k->sass->insns[i];
-        if (in->line != line || (k->file && in->file && !tdx_ir__same_file(in->file, k->file)))
-            continue;
+    size_t lo, hi;
+    range(k->index->sass, k->index->nsass, line, &lo, &hi);
+    for (size_t e = lo; e < hi; e++) {
+        const tdx_ir_sass_insn *in = &k->sass->insns[k->index->sass[e].i];
         for (size_t b = 0; b < nb; b++)
             if (strcmp(in->base, bases[b]) == 0) {
                 (*count)++;
@@ -212,16 +292,19 @@ static void sass_at(const tdx_ir_kernel *k, int line, const char *const *bases, 
 
 /* ---- records ------------------------------------------------------------------------ */
 
+// 1 when s starts with p.
 static int starts(const char *s, const char *p)
 {
     return s && strncmp(s, p, strlen(p)) == 0;
 }
 
+// 1 when the op has this name.
 static int is_op(const tdx_ir_op *op, const char *name)
 {
     return op->name && strcmp(op->name, name) == 0;
 }
 
+// A global access record: TTGIR facts, then the PTX and SASS at its location.
 static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 {
     tdx_ir_mem *r = tdx_arena_alloc(&k->arena, sizeof *r);
@@ -237,6 +320,10 @@ static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         r->elem_bits = pt->elem_bits;
         r->contig = tdx_ir_layout_contig(pt->layout);
     }
+    /* A TMA copy reads through a descriptor: the element is the shared
+     * buffer's. */
+    if (!r->elem_bits && op->nout && op->out_types[op->nout - 1].elem_bits)
+        r->elem_bits = op->out_types[op->nout - 1].elem_bits;
     if (is_op(op, "ttg.async_copy_global_to_local")) {
         r->masked = op->noperands >= 3;
         r->contig = (int)tdx_ir_op_attr_int(op, "contiguity", r->contig);
@@ -266,30 +353,20 @@ static void mem_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         sb[0] = "LDG";
     }
     ptx_match m;
-    ptx_at(k, r->loc.site.line, r->loc.site.col, &cls, 1, &m);
+    ptx_at(k, r->loc.site.line, r->loc.site.col, 1, &cls, 1, &m);
     r->ptx_count = m.count;
     r->ptx_vec = most_common_vec(&m);
     r->ptx_bits = r->is_async && !r->is_tma ? 0 : r->ptx_vec * m.bits;
-    if (cls == TDX_PTX_CP_ASYNC) {
-        /* The copy size is in bytes, not a .vN modifier. */
-        int bytes = 0;
-        for (size_t i = 0; k->ptx && i < k->ptx->ninsns; i++) {
-            const tdx_ir_ptx_insn *in = &k->ptx->insns[i];
-            int l, cc;
-            if (in->cls != TDX_PTX_CP_ASYNC)
-                continue;
-            ptx_site(k, in, &l, &cc);
-            if (l == r->loc.site.line && in->bytes > bytes)
-                bytes = in->bytes;
-        }
-        r->ptx_bits = bytes * 8;
-    }
+    if (cls == TDX_PTX_CP_ASYNC)
+        r->ptx_bits = m.bytes * 8; /* the copy size is in bytes, not a .vN modifier */
     r->ptx_pred = m.pred;
     r->ptx_mods = tdx_arena_strdup(&k->arena, m.mods);
     sass_at(k, r->loc.site.line, sb, nsb, &r->sass_count, &r->sass_width);
     tdx_ptrvec_push(&k->arena, out, r);
 }
 
+// 1 when two blocked layouts share rank, warps and order; *threads_differ
+// says whether lanes or registers move between them.
 static int same_blocked(const tdx_ir_layout *a, const tdx_ir_layout *b, int *threads_differ)
 {
     *threads_differ = 0;
@@ -305,6 +382,7 @@ static int same_blocked(const tdx_ir_layout *a, const tdx_ir_layout *b, int *thr
     return 1;
 }
 
+// A layout conversion record and whether it goes through shared memory.
 static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 {
     tdx_ir_cvt *r = tdx_arena_alloc(&k->arena, sizeof *r);
@@ -321,7 +399,9 @@ static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         static const tdx_ir_ptx_class sh[] = {TDX_PTX_ST_SHARED, TDX_PTX_LD_SHARED,
                                               TDX_PTX_STMATRIX, TDX_PTX_LDMATRIX};
         ptx_match m;
-        ptx_at(k, r->loc.site.line, r->loc.site.col, sh, 4, &m);
+        /* Only its own column: a reduction on the same line also uses
+         * shared memory. */
+        ptx_at(k, r->loc.site.line, r->loc.site.col, 0, sh, 4, &m);
         r->smem = m.count > 0;
         r->smem_by_ptx = 1;
     } else if (r->src && r->dst) {
@@ -337,6 +417,7 @@ static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     tdx_ptrvec_push(&k->arena, out, r);
 }
 
+// A dot record: the path TTGIR chose and the instructions PTX and SASS show.
 static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 {
     tdx_ir_dot *r = tdx_arena_alloc(&k->arena, sizeof *r);
@@ -372,7 +453,7 @@ static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
     }
     static const tdx_ir_ptx_class dc[] = {TDX_PTX_WGMMA, TDX_PTX_MMA, TDX_PTX_FMA_F32};
     ptx_match m;
-    ptx_at(k, r->loc.site.line, 0, dc, 3, &m);
+    ptx_at(k, r->loc.site.line, 0, 0, dc, 3, &m);
     if (m.cls_count[TDX_PTX_WGMMA]) {
         r->ptx_path = TDX_IR_DOT_WGMMA;
         r->ptx_count = m.cls_count[TDX_PTX_WGMMA];
@@ -408,8 +489,8 @@ static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_
             }
             if (is_op(c, "tt.load"))
                 r->loads++;
-            else if (is_op(c, "ttg.async_copy_global_to_local") || strstr(c->name, "async_tma_copy") ||
-                     is_op(c, "tt.descriptor_load"))
+            else if (is_op(c, "ttg.async_copy_global_to_local") ||
+                     strstr(c->name, "async_tma_copy") || is_op(c, "tt.descriptor_load"))
                 r->async_copies++;
             else if (is_op(c, "ttg.async_wait") || is_op(c, "ttng.wait_barrier"))
                 r->waits++;
@@ -430,6 +511,7 @@ static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_
     (void)top;
 }
 
+// An scf.for record: nesting, and what the pipeliner did to its body.
 static void loop_record(tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_op *op,
                         tdx_ptrvec *out)
 {
@@ -447,6 +529,7 @@ static void loop_record(tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_o
     tdx_ptrvec_push(&k->arena, out, r);
 }
 
+// Count one local-memory access (which: 0 ld.local, 1 st.local, 2 LDL, 3 STL) at a line.
 static void local_add(tdx_ptrvec *v, tdx_arena *a, int line, int which)
 {
     tdx_ir_local *r = NULL;
@@ -463,6 +546,7 @@ static void local_add(tdx_ptrvec *v, tdx_arena *a, int line, int which)
     (*f[which])++;
 }
 
+// Order local-memory records by line.
 static int cmp_local(const void *a, const void *b)
 {
     const tdx_ir_local *x = *(tdx_ir_local *const *)a, *y = *(tdx_ir_local *const *)b;
@@ -479,6 +563,7 @@ static int cmp_local(const void *a, const void *b)
         k->nfield = (vec).len;                                                         \
     } while (0)
 
+// Build every record from the stages that were added.
 tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
 {
     const tdx_ir_module *m = k->ttgir ? k->ttgir : k->ttir;
@@ -500,6 +585,9 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
     for (size_t i = 0; k->ptxas && i < k->ptxas->nfuncs; i++)
         if (!k->res || (k->name && strcmp(k->ptxas->funcs[i].name, k->name) == 0))
             k->res = &k->ptxas->funcs[i];
+    tdx_status ist = build_index(k);
+    if (ist != TDX_OK)
+        return ist;
     tdx_ptrvec mems = {0}, cvts = {0}, dots = {0}, loops = {0}, i64s = {0}, locals = {0};
     k->local_allocs = k->local_loads = 0;
     for (size_t i = 0; m && i < m->ops.len; i++) {

@@ -28,10 +28,52 @@ typedef struct mp {
     tdx_ir_loctab locs;
     tdx_ptrvec opnodes; /* tdx_ir_locnode* parallel to m->ops */
     tdx_diags *d;
-    tdx_buf head;
     tdx_status st;
+    /* Parsed types by their text: a kernel spells the same few types
+     * thousands of times. Open addressing, cap a power of two. */
+    const tdx_ir_type **types;
+    size_t ntypes, captypes;
 } mp;
 
+static uint64_t hash_str(const char *s, size_t n);
+
+// A parsed type for text s[0..n), from the cache or parsed and cached.
+static const tdx_ir_type *type_cached(mp *p, const char *s, size_t n)
+{
+    if ((p->ntypes + 1) * 2 > p->captypes) {
+        size_t cap = p->captypes ? p->captypes * 2 : 256;
+        const tdx_ir_type **arr = tdx_arena_alloc(p->a, cap * sizeof *arr);
+        if (!arr)
+            return NULL;
+        for (size_t i = 0; i < p->captypes; i++)
+            if (p->types[i]) {
+                const char *t = p->types[i]->text;
+                size_t h = hash_str(t, strlen(t)) & (cap - 1);
+                while (arr[h])
+                    h = (h + 1) & (cap - 1);
+                arr[h] = p->types[i];
+            }
+        p->types = arr;
+        p->captypes = cap;
+    }
+    size_t h = hash_str(s, n) & (p->captypes - 1);
+    for (; p->types[h]; h = (h + 1) & (p->captypes - 1)) {
+        const char *t = p->types[h]->text;
+        if (strncmp(t, s, n) == 0 && t[n] == 0)
+            return p->types[h];
+    }
+    tdx_ir_type *t = tdx_arena_alloc(p->a, sizeof *t);
+    if (!t)
+        return NULL;
+    tdx_ir_type_parse(p->a, s, n, p->m, t);
+    if (!t->text || strlen(t->text) != n) /* NUL inside: do not cache */
+        return t;
+    p->types[h] = t;
+    p->ntypes++;
+    return t;
+}
+
+// Record the first error, with a diagnostic at the current IR line.
 static void fail(mp *p, tdx_status st, const char *msg)
 {
     if (p->st == TDX_OK) {
@@ -41,6 +83,7 @@ static void fail(mp *p, tdx_status st, const char *msg)
     }
 }
 
+// Move the cursor to the end of the current line.
 static void skip_line(mp *p)
 {
     const char *nl = memchr(p->s + p->i, '\n', p->n - p->i);
@@ -55,11 +98,13 @@ static int blank_to_eol(const mp *p, size_t i)
     return i >= p->n || p->s[i] == '\n';
 }
 
+// Characters of SSA names, op names and symbols.
 static int name_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$' || c == '-';
 }
 
+// A top-level `#name = ...` line: a location or a layout alias.
 static void define_alias(mp *p)
 {
     size_t start = p->i;
@@ -88,16 +133,16 @@ typedef struct types_ctx {
     tdx_ptrvec v;
 } types_ctx;
 
+// Append one parsed type (split_top callback).
 static void add_type_star(const char *s, size_t n, void *vctx)
 {
     types_ctx *c = vctx;
-    tdx_ir_type *t = tdx_arena_alloc(c->p->a, sizeof *t);
-    if (!t)
-        return;
-    tdx_ir_type_parse(c->p->a, s, n, c->p->m, t);
-    tdx_ptrvec_push(c->p->a, &c->v, t);
+    const tdx_ir_type *t = type_cached(c->p, s, n);
+    if (t)
+        tdx_ptrvec_push(c->p->a, &c->v, (void *)t);
 }
 
+// A type list item; warp_group_dot joins its operand types with " * ".
 static void add_type(const char *s, size_t n, void *vctx)
 {
     tdx_ir__split_top(s, n, " * ", add_type_star, vctx);
@@ -125,12 +170,14 @@ static tdx_ir_type *type_list(mp *p, const char *s, size_t n, size_t *count)
     return arr;
 }
 
+// The pointer array of a string vector, with its length.
 static const char **strvec_finish(mp *p, tdx_ptrvec *v, size_t *count)
 {
     *count = v->len;
     return (const char **)v->items;
 }
 
+// One result name, without its ":N" group size.
 static void add_result(const char *s, size_t n, void *vctx)
 {
     mp *p = ((void **)vctx)[0];
@@ -216,6 +263,7 @@ typedef struct words_ctx {
     size_t count;
 } words_ctx;
 
+// Collect a top-level word (split_top callback).
 static void add_word(const char *s, size_t n, void *vctx)
 {
     words_ctx *c = vctx;
@@ -246,6 +294,7 @@ typedef struct args_ctx {
     tdx_ptrvec v;
 } args_ctx;
 
+// One function argument: `%name: type {attrs} loc(...)`.
 static void add_arg(const char *s, size_t n, void *vctx)
 {
     args_ctx *c = vctx;
@@ -285,6 +334,7 @@ static void add_arg(const char *s, size_t n, void *vctx)
         tdx_ptrvec_push(c->p->a, &c->v, arg);
 }
 
+// tt.func: its symbol name and arguments.
 static void parse_func(mp *p, tdx_ir_op *op, const char *s, size_t n)
 {
     tdx_ir_func *f = tdx_arena_alloc(p->a, sizeof *f);
@@ -414,6 +464,7 @@ static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
 
 static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth);
 
+// One op: its line, with any regions it opens, then its parts.
 static tdx_ir_op *parse_op(mp *p, tdx_ir_op *parent, int depth)
 {
     if (p->m->ops.len >= MAX_OPS) {
@@ -492,6 +543,7 @@ static tdx_ir_op *parse_op(mp *p, tdx_ir_op *parent, int depth)
     return op;
 }
 
+// Ops of one region (or the top level) up to its closing '}'.
 static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth)
 {
     tdx_ptrvec ops = {0};
@@ -544,6 +596,7 @@ static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth)
     r->nops = ops.len;
 }
 
+// FNV-1a.
 static uint64_t hash_str(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ULL;
@@ -552,6 +605,7 @@ static uint64_t hash_str(const char *s, size_t n)
     return h;
 }
 
+// Map every result name to the op that defines it.
 static void build_defs(mp *p)
 {
     size_t nres = 0;
@@ -583,6 +637,7 @@ static void build_defs(mp *p)
     p->m->defs = d;
 }
 
+// Look up the op defining a value ("%x#1" looks up "%x").
 const tdx_ir_op *tdx_ir_def(const tdx_ir_module *m, const char *value)
 {
     if (!m || !m->defs || !m->defs->keys || !value)
@@ -601,6 +656,7 @@ const tdx_ir_op *tdx_ir_def(const tdx_ir_module *m, const char *value)
     return NULL;
 }
 
+// An op's attribute by name.
 const tdx_ir_attr *tdx_ir_op_attr(const tdx_ir_op *op, const char *name)
 {
     if (!op)
@@ -611,6 +667,7 @@ const tdx_ir_attr *tdx_ir_op_attr(const tdx_ir_op *op, const char *name)
     return NULL;
 }
 
+// An attribute's integer value ("16 : i32", true/false).
 long long tdx_ir_op_attr_int(const tdx_ir_op *op, const char *name, long long def)
 {
     const tdx_ir_attr *at = tdx_ir_op_attr(op, name);
@@ -624,6 +681,7 @@ long long tdx_ir_op_attr_int(const tdx_ir_op *op, const char *name, long long de
     return tdx_ir__int(at->value, strlen(at->value), &v) ? v : def;
 }
 
+// The type of an op's value: the result type when printed, else the operand type.
 const tdx_ir_type *tdx_ir_op_type(const tdx_ir_op *op)
 {
     if (!op)
@@ -635,6 +693,7 @@ const tdx_ir_type *tdx_ir_op_type(const tdx_ir_op *op)
     return NULL;
 }
 
+// num-warps, num-ctas, threads-per-warp and target from the module's attributes.
 static void module_attrs(tdx_ir_module *m, const tdx_ir_op *op, tdx_arena *a)
 {
     m->attrs = op->attrs;
@@ -653,6 +712,7 @@ static void module_attrs(tdx_ir_module *m, const tdx_ir_op *op, tdx_arena *a)
     }
 }
 
+// Parse, then resolve every op's location and index the value names.
 tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_module **out,
                              tdx_diags *diags)
 {
@@ -682,14 +742,15 @@ tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx
         const tdx_ir_op *op = m->ops.items[i];
         if (op->name && strcmp(op->name, "tt.func") == 0) {
             tdx_ir_srcloc sl;
-            tdx_ir__loc_resolve(&p.locs, p.opnodes.items[i], NULL, &sl);
+            tdx_ir__loc_resolve(&p.locs, i < p.opnodes.len ? p.opnodes.items[i] : NULL, NULL, &sl);
             if (sl.nframes)
                 m->kernel_file = sl.frames[0].file;
         }
     }
     for (size_t i = 0; i < m->ops.len; i++) {
         tdx_ir_op *op = m->ops.items[i];
-        tdx_ir__loc_resolve(&p.locs, p.opnodes.items[i], m->kernel_file, &op->loc);
+        tdx_ir__loc_resolve(&p.locs, i < p.opnodes.len ? p.opnodes.items[i] : NULL,
+                            m->kernel_file, &op->loc);
     }
     build_defs(&p);
     *out = m;

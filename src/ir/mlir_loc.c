@@ -4,6 +4,7 @@
  * chain), fused locations, and `#locN` aliases that may be defined after
  * their use (the printer puts most of them at the end of the module). */
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ir/ir_int.h"
@@ -31,12 +32,14 @@ typedef struct lp {
     int depth;
 } lp;
 
+// Skip blanks.
 static void ws(lp *p)
 {
     while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t'))
         p->i++;
 }
 
+// Consume w after blanks; 0 when it is not there.
 static int eat(lp *p, const char *w)
 {
     size_t k = strlen(w);
@@ -67,6 +70,7 @@ static const char *str(lp *p)
     return r;
 }
 
+// An integer at the cursor, clamped to a sane range.
 static int num(lp *p, int *out)
 {
     long long v = 0;
@@ -78,6 +82,7 @@ static int num(lp *p, int *out)
     return 1;
 }
 
+// A fresh location node.
 static tdx_ir_locnode *node(lp *p, ln_kind k)
 {
     tdx_ir_locnode *nd = tdx_arena_alloc(p->a, sizeof *nd);
@@ -182,72 +187,80 @@ static tdx_ir_locnode *expr(lp *p)
     return body(p);
 }
 
+// Entry point: one location expression.
 tdx_ir_locnode *tdx_ir__loc_parse(tdx_arena *a, const char *s, size_t n)
 {
     lp p = {a, s, n, 0, 0};
     return expr(&p);
 }
 
-// Index of a "locN" alias in the table: N+1, 0 for "loc"; -1 for other names.
-static long alias_index(const char *name, size_t n)
+// FNV-1a over an alias name.
+static size_t hash_name(const char *s, size_t n)
 {
-    if (n < 3 || memcmp(name, "loc", 3) != 0)
-        return -1;
-    if (n == 3)
-        return 0;
-    long long v = 0;
-    if (tdx_ir__int(name + 3, n - 3, &v) != n - 3 || v < 0 || v > 10000000)
-        return -1;
-    return (long)v + 1;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return (size_t)h;
 }
 
+// Slot of name in the table: its entry, or the empty slot it would take.
+static size_t slot(const tdx_ir_loctab *t, const char *name, size_t n)
+{
+    size_t h = hash_name(name, n) & (t->cap - 1);
+    while (t->keys[h] && !(strlen(t->keys[h]) == n && memcmp(t->keys[h], name, n) == 0))
+        h = (h + 1) & (t->cap - 1);
+    return h;
+}
+
+// Add or replace an alias, growing the table at half load.
 void tdx_ir__loc_define(tdx_arena *a, tdx_ir_loctab *t, const char *alias, size_t alen,
                         tdx_ir_locnode *nd)
 {
     if (!nd)
         return;
-    long idx = alias_index(alias, alen);
-    if (idx < 0) {
-        tdx_ir_locnode *named = tdx_arena_alloc(a, sizeof *named);
-        if (!named)
+    if ((t->len + 1) * 2 > t->cap) {
+        tdx_ir_loctab g = {0};
+        g.cap = t->cap ? t->cap * 2 : 256;
+        g.keys = tdx_arena_alloc(a, g.cap * sizeof *g.keys);
+        g.vals = tdx_arena_alloc(a, g.cap * sizeof *g.vals);
+        if (!g.keys || !g.vals)
             return;
-        named->kind = LN_REF;
-        named->name = tdx_arena_strndup(a, alias, alen);
-        named->a = nd;
-        tdx_ptrvec_push(a, &t->named, named);
-        return;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->keys[i]) {
+                size_t h = slot(&g, t->keys[i], strlen(t->keys[i]));
+                g.keys[h] = t->keys[i];
+                g.vals[h] = t->vals[i];
+            }
+        g.len = t->len;
+        *t = g;
     }
-    if ((size_t)idx >= t->cap) {
-        size_t cap = t->cap ? t->cap : 64;
-        while (cap <= (size_t)idx)
-            cap *= 2;
-        tdx_ir_locnode **arr = tdx_arena_alloc(a, cap * sizeof *arr);
-        if (!arr)
+    size_t h = slot(t, alias, alen);
+    if (!t->keys[h]) {
+        t->keys[h] = tdx_arena_strndup(a, alias, alen);
+        if (!t->keys[h])
             return;
-        if (t->byidx)
-            memcpy(arr, t->byidx, t->cap * sizeof *arr);
-        t->byidx = arr;
-        t->cap = cap;
+        t->len++;
     }
-    t->byidx[idx] = nd;
+    t->vals[h] = nd;
 }
 
+// The location an alias names, or NULL.
 static const tdx_ir_locnode *lookup(const tdx_ir_loctab *t, const char *name)
 {
-    long idx = alias_index(name, strlen(name));
-    if (idx >= 0)
-        return (size_t)idx < t->cap ? t->byidx[idx] : NULL;
-    for (size_t i = 0; i < t->named.len; i++) {
-        const tdx_ir_locnode *nd = t->named.items[i];
-        if (strcmp(nd->name, name) == 0)
-            return nd->a;
-    }
-    return NULL;
+    if (!t->cap)
+        return NULL;
+    return t->vals[slot(t, name, strlen(name))];
 }
 
-static void walk(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, tdx_ir_srcloc *out, int depth)
+/* A walk visits at most this many nodes: call sites branch, and aliases can
+ * be shared or cyclic, so an unbounded walk could be exponential. */
+#define WALK_BUDGET 512
+
+// Append the frames of a location, innermost first, within the budget.
+static void walk(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, tdx_ir_srcloc *out, int depth,
+                 int *budget)
 {
-    if (!nd || depth > 32 || out->nframes >= TDX_IR_MAX_FRAMES)
+    if (!nd || depth > 32 || out->nframes >= TDX_IR_MAX_FRAMES || --*budget < 0)
         return;
     switch (nd->kind) {
     case LN_UNKNOWN:
@@ -261,36 +274,39 @@ static void walk(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, tdx_ir_srcloc
     case LN_NAME:
         if (!out->name)
             out->name = nd->name;
-        walk(t, nd->a, out, depth + 1);
+        walk(t, nd->a, out, depth + 1, budget);
         break;
     case LN_CALLSITE:
-        walk(t, nd->a, out, depth + 1);
-        walk(t, nd->b, out, depth + 1);
+        walk(t, nd->a, out, depth + 1, budget);
+        walk(t, nd->b, out, depth + 1, budget);
         break;
     case LN_FUSED:
         for (const tdx_ir_locnode *c = nd->a; c; c = c->next) {
             int before = out->nframes;
-            walk(t, c, out, depth + 1);
+            walk(t, c, out, depth + 1, budget);
             if (out->nframes > before)
                 break;
         }
         break;
     case LN_REF:
-        walk(t, lookup(t, nd->name), out, depth + 1);
+        walk(t, lookup(t, nd->name), out, depth + 1, budget);
         break;
     }
 }
 
+// Frames of a location and the kernel-file site among them.
 void tdx_ir__loc_resolve(const tdx_ir_loctab *t, const tdx_ir_locnode *nd, const char *kernel_file,
                          tdx_ir_srcloc *out)
 {
     memset(out, 0, sizeof *out);
-    walk(t, nd, out, 0);
+    int budget = WALK_BUDGET;
+    walk(t, nd, out, 0, &budget);
     if (!out->nframes)
         return;
     out->site = out->frames[out->nframes - 1];
     for (int i = 0; i < out->nframes; i++) {
-        if (kernel_file && out->frames[i].file && tdx_ir__same_file(out->frames[i].file, kernel_file)) {
+        const char *f = out->frames[i].file;
+        if (kernel_file && f && tdx_ir__same_file(f, kernel_file)) {
             out->site = out->frames[i];
             break;
         }

@@ -7,6 +7,7 @@
 
 #include "ir/ir_int.h"
 
+// The closing bracket for an opener, 0 for other characters.
 static char closer_of(char c)
 {
     switch (c) {
@@ -30,6 +31,7 @@ static size_t skip_string(const char *s, size_t i, size_t n)
     return n;
 }
 
+// Bracket matching with a fixed-size stack (see ir_int.h).
 size_t tdx_ir__match(const char *s, size_t i, size_t n)
 {
     char stack[TDX_IR_MAX_DEPTH];
@@ -60,14 +62,15 @@ size_t tdx_ir__match(const char *s, size_t i, size_t n)
     return n;
 }
 
+// Search outside brackets and strings (see ir_int.h).
 size_t tdx_ir__find_top(const char *s, size_t n, const char *needle)
 {
     size_t k = strlen(needle);
     size_t i = 0;
     while (i < n) {
-        if (k && i + k <= n && memcmp(s + i, needle, k) == 0)
-            return i;
         char c = s[i];
+        if (k && c == needle[0] && i + k <= n && memcmp(s + i, needle, k) == 0)
+            return i;
         if (c == '"') {
             i = skip_string(s, i, n);
         } else if (c == '-' && i + 1 < n && s[i + 1] == '>') {
@@ -84,14 +87,22 @@ size_t tdx_ir__find_top(const char *s, size_t n, const char *needle)
     return n;
 }
 
+// Blank characters, line ends included.
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Trim blanks and line ends at both ends.
 void tdx_ir__trim(const char **s, size_t *n)
 {
-    while (*n && strchr(" \t\r\n", (*s)[0]))
+    while (*n && is_space((*s)[0]))
         (*s)++, (*n)--;
-    while (*n && strchr(" \t\r\n", (*s)[*n - 1]))
+    while (*n && is_space((*s)[*n - 1]))
         (*n)--;
 }
 
+// Split at a top-level separator (see ir_int.h).
 size_t tdx_ir__split_top(const char *s, size_t n, const char *sep,
                          void (*fn)(const char *, size_t, void *), void *ctx)
 {
@@ -113,6 +124,7 @@ size_t tdx_ir__split_top(const char *s, size_t n, const char *sep,
     return parts;
 }
 
+// A bounded decimal integer (see ir_int.h).
 size_t tdx_ir__int(const char *s, size_t n, long long *out)
 {
     size_t i = 0;
@@ -132,6 +144,7 @@ size_t tdx_ir__int(const char *s, size_t n, long long *out)
     return i;
 }
 
+// Bit width of a scalar type name (see ir_int.h).
 int tdx_ir__type_bits(const char *s, size_t n)
 {
     long long v = 0;
@@ -153,6 +166,16 @@ int tdx_ir__type_bits(const char *s, size_t n)
     return 0;
 }
 
+// An upper bound on statements: the ';' count (see ir_int.h).
+size_t tdx_ir__count_semis(const char *s, size_t n)
+{
+    size_t c = 16;
+    for (const char *e = s + n; (s = memchr(s, ';', (size_t)(e - s))) != NULL; s++)
+        c++;
+    return c;
+}
+
+// The part of a path after its last '/'.
 const char *tdx_ir__basename(const char *path)
 {
     if (!path)
@@ -161,6 +184,7 @@ const char *tdx_ir__basename(const char *path)
     return b ? b + 1 : path;
 }
 
+// Path equality up to a leading directory (see ir_int.h).
 int tdx_ir__same_file(const char *a, const char *b)
 {
     if (!a || !b)
@@ -178,6 +202,7 @@ typedef struct attr_ctx {
     tdx_ptrvec v;
 } attr_ctx;
 
+// One `name = value` (or unit) attribute (split_top callback).
 static void add_attr(const char *s, size_t n, void *vctx)
 {
     attr_ctx *c = vctx;
@@ -203,6 +228,7 @@ static void add_attr(const char *s, size_t n, void *vctx)
         tdx_ptrvec_push(c->a, &c->v, at);
 }
 
+// Append the attributes of a dict body to an attribute array.
 void tdx_ir__parse_attrs(tdx_arena *a, const char *s, size_t n, tdx_ir_attr **attrs, size_t *nattrs)
 {
     attr_ctx c = {a, {0}};
@@ -244,6 +270,7 @@ static int int_list(const char *s, size_t n, int *out)
     return k;
 }
 
+// An integer or boolean attribute value.
 static int int_value(const char *s, size_t n)
 {
     long long v = 0;
@@ -260,11 +287,13 @@ typedef struct layout_ctx {
     tdx_ir_layout *l;
 } layout_ctx;
 
+// 1 when the key s[0..kn) is want.
 static int key_is(const char *k, size_t kn, const char *want)
 {
     return strlen(want) == kn && memcmp(k, want, kn) == 0;
 }
 
+// One `key = value` of a layout's parameters.
 static void layout_field(const char *s, size_t n, void *vctx)
 {
     layout_ctx *c = vctx;
@@ -330,6 +359,7 @@ static void layout_field(const char *s, size_t n, void *vctx)
     }
 }
 
+// A layout attribute: its kind from the name, then its parameters.
 tdx_ir_layout *tdx_ir_layout_parse(tdx_arena *a, const char *text, size_t len,
                                    const tdx_ir_module *m)
 {
@@ -354,7 +384,8 @@ tdx_ir_layout *tdx_ir_layout_parse(tdx_arena *a, const char *text, size_t len,
     l->text = tdx_arena_strndup(a, s, n);
     static const struct { const char *name; tdx_ir_layout_kind kind; } kinds[] = {
         {"blocked", TDX_IR_LAYOUT_BLOCKED},        {"nvidia_mma", TDX_IR_LAYOUT_NVIDIA_MMA},
-        {"nvmma_shared", TDX_IR_LAYOUT_NVMMA_SHARED}, {"swizzled_shared", TDX_IR_LAYOUT_SWIZZLED_SHARED},
+        {"nvmma_shared", TDX_IR_LAYOUT_NVMMA_SHARED},
+        {"swizzled_shared", TDX_IR_LAYOUT_SWIZZLED_SHARED},
         {"slice", TDX_IR_LAYOUT_SLICE},            {"dot_op", TDX_IR_LAYOUT_DOT_OP},
         {"linear", TDX_IR_LAYOUT_LINEAR},          {"shared_memory", TDX_IR_LAYOUT_SHARED_MEMORY},
     };
@@ -374,6 +405,7 @@ tdx_ir_layout *tdx_ir_layout_parse(tdx_arena *a, const char *text, size_t len,
     return l;
 }
 
+// An aliased layout by name (without '#').
 const tdx_ir_layout *tdx_ir_layout_find(const tdx_ir_module *m, const char *alias)
 {
     if (!m || !alias)
@@ -386,6 +418,7 @@ const tdx_ir_layout *tdx_ir_layout_find(const tdx_ir_module *m, const char *alia
     return NULL;
 }
 
+// Elements per thread along the fastest dim (see ir.h).
 int tdx_ir_layout_contig(const tdx_ir_layout *l)
 {
     if (!l)
@@ -459,10 +492,7 @@ static void trailers(tdx_arena *a, const char *s, size_t n, tdx_ir_module *m, td
         tdx_ir__trim(&p, &pn);
         if (pn > 1 && p[0] == '#' && !t->layout) {
             if (memchr(p, '<', pn)) {
-                tdx_ir_layout *l = tdx_ir_layout_parse(a, p, pn, m);
-                if (l && m)
-                    tdx_ptrvec_push(a, &m->layouts, l);
-                t->layout = l;
+                t->layout = tdx_ir_layout_parse(a, p, pn, m);
             } else {
                 char name[128];
                 size_t ln = pn - 1 < sizeof name - 1 ? pn - 1 : sizeof name - 1;
@@ -480,6 +510,7 @@ static void trailers(tdx_arena *a, const char *s, size_t n, tdx_ir_module *m, td
     }
 }
 
+// A type: tensor, memdesc (long or short form), pointer, token or scalar.
 void tdx_ir_type_parse(tdx_arena *a, const char *text, size_t len, tdx_ir_module *m,
                        tdx_ir_type *t)
 {

@@ -16,17 +16,21 @@ typedef struct pp {
     tdx_arena *a;
     tdx_ir_ptx *x;
     size_t cap;
+    size_t hint; /* first capacity: an upper bound from counting ';' */
     tdx_ptrvec files;
     int file, line, col, site_line, site_col;
     const char *site_file;
+    int site_fidx;
     tdx_status st;
 } pp;
 
+// Arena copy of s[0..n).
 static const char *dupn(pp *p, const char *s, size_t n)
 {
     return tdx_arena_strndup(p->a, s, n);
 }
 
+// 1 when the dotted modifier list has m ("shared::cta" counts as "shared").
 static int has_mod(const char *mods, const char *m)
 {
     size_t k = strlen(m);
@@ -67,6 +71,7 @@ static int mod_bits(const char *mods)
     return bits;
 }
 
+// Class, vector width, element bits and copy size of an instruction.
 static void classify(tdx_ir_ptx_insn *in)
 {
     const char *op = in->opcode;
@@ -121,6 +126,7 @@ static void classify(tdx_ir_ptx_insn *in)
 #undef BASE
 }
 
+// One statement: predicate, opcode, modifiers, operands and the current .loc.
 static void add_insn(pp *p, const char *s, size_t n, int ptx_line)
 {
     tdx_ir__trim(&s, &n);
@@ -131,7 +137,7 @@ static void add_insn(pp *p, const char *s, size_t n, int ptx_line)
         return;
     }
     if (p->x->ninsns == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
+        size_t cap = p->cap ? p->cap * 2 : p->hint;
         tdx_ir_ptx_insn *arr = tdx_arena_alloc(p->a, cap * sizeof *arr);
         if (!arr) {
             p->st = TDX_ERR_NOMEM;
@@ -180,6 +186,7 @@ static void add_insn(pp *p, const char *s, size_t n, int ptx_line)
     in->site_line = p->site_line;
     in->site_col = p->site_col;
     in->site_file = p->site_file;
+    in->site_file_idx = p->site_fidx;
     in->ptx_line = ptx_line;
     p->x->ninsns++;
 }
@@ -208,6 +215,29 @@ static void loc_line(pp *p, const char *s, size_t n, const char *comment, size_t
     p->site_line = p->line;
     p->site_col = p->col;
     p->site_file = NULL;
+    p->site_fidx = 0;
+    /* Without a comment, "inlined_at F L C" names the immediate caller; the
+     * file index is resolved once the .file table (printed last) is read. */
+    for (size_t k = i; k + 10 < n; k++) {
+        if (memcmp(s + k, "inlined_at", 10) != 0)
+            continue;
+        long long v[3] = {0, 0, 0};
+        size_t j = k + 10;
+        for (int t = 0; t < 3; t++) {
+            while (j < n && isspace((unsigned char)s[j]))
+                j++;
+            size_t used = tdx_ir__int(s + j, n - j, &v[t]);
+            if (!used)
+                break;
+            j += used;
+        }
+        if (v[0] > 0 && v[0] < 100000 && v[1] > 0 && v[1] < 100000000) {
+            p->site_fidx = (int)v[0];
+            p->site_line = (int)v[1];
+            p->site_col = v[2] > 0 && v[2] < 100000 ? (int)v[2] : 0;
+        }
+        break;
+    }
     /* The outermost inlined-at frame is the last "file:L:C" after "@[". */
     const char *at = NULL;
     for (size_t k = 0; k + 1 < cn; k++)
@@ -230,11 +260,13 @@ static void loc_line(pp *p, const char *s, size_t n, const char *comment, size_t
         return;
     if (fe + 1 + u < rest && at[fe + 1 + u] == ':')
         tdx_ir__int(at + fe + 2 + u, rest - fe - 2 - u, &sc);
+    p->site_fidx = 0;
     p->site_line = sl > 0 && sl < 100000000 ? (int)sl : 0;
     p->site_col = sc > 0 && sc < 100000 ? (int)sc : 0;
     p->site_file = dupn(p, at, fe);
 }
 
+// `.file N "path"`.
 static void file_line(pp *p, const char *s, size_t n)
 {
     long long idx = 0;
@@ -256,6 +288,7 @@ static void file_line(pp *p, const char *s, size_t n)
     p->files.items[idx] = (void *)dupn(p, q + 1, (size_t)(q2 - q - 1));
 }
 
+// Line by line: directives, .loc/.file, and the statements of code lines.
 tdx_status tdx_ir_ptx_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_ptx **out,
                             tdx_diags *diags)
 {
@@ -270,7 +303,7 @@ tdx_status tdx_ir_ptx_parse(const char *text, size_t len, tdx_arena *arena, tdx_
     tdx_ir_ptx *x = tdx_arena_alloc(arena, sizeof *x);
     if (!x)
         return TDX_ERR_NOMEM;
-    pp p = {.a = arena, .x = x};
+    pp p = {.a = arena, .x = x, .hint = tdx_ir__count_semis(text, len)};
     int lineno = 0;
     int in_debug = 0;
     for (size_t i = 0; i < len && p.st == TDX_OK;) {
@@ -349,6 +382,12 @@ tdx_status tdx_ir_ptx_parse(const char *text, size_t len, tdx_arena *arena, tdx_
     }
     x->files = (const char **)p.files.items;
     x->nfiles = p.files.len;
+    for (size_t i = 0; i < x->ninsns; i++) {
+        tdx_ir_ptx_insn *in = &x->insns[i];
+        if (!in->site_file && in->site_file_idx > 0 && (size_t)in->site_file_idx < x->nfiles &&
+            x->files[in->site_file_idx])
+            in->site_file = x->files[in->site_file_idx];
+    }
     *out = x;
     if (p.st != TDX_OK && diags)
         tdx_diags_add(diags, TDX_SEV_ERROR, NULL, lineno, 0, "ptx: %s", tdx_status_str(p.st));

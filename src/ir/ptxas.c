@@ -33,6 +33,7 @@ static int figure(const char *s, size_t n, const char *unit)
     return -1;
 }
 
+// Store v unless it is -1 (not on this line).
 static void set_if(int *dst, int v)
 {
     if (v >= 0)
@@ -66,6 +67,7 @@ static const char *quoted_after(tdx_arena *a, const char *s, size_t n, const cha
     return NULL;
 }
 
+// Line by line; figures attach to the function named last.
 tdx_status tdx_ir_ptxas_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_ptxas **out,
                               tdx_diags *diags)
 {

@@ -5,6 +5,7 @@
 
 #include "ir/ir_int.h"
 
+// Names of dot paths as the records print them.
 const char *tdx_ir_dot_path_str(tdx_ir_dot_path p)
 {
     switch (p) {
@@ -15,6 +16,7 @@ const char *tdx_ir_dot_path_str(tdx_ir_dot_path p)
     }
 }
 
+// Names of layout kinds as the records print them.
 const char *tdx_ir_layout_kind_str(tdx_ir_layout_kind k)
 {
     switch (k) {
@@ -30,6 +32,7 @@ const char *tdx_ir_layout_kind_str(tdx_ir_layout_kind k)
     }
 }
 
+// Plain loads or stores (not async copies) at a line.
 static size_t mems_at(const tdx_ir_kernel *k, int line, int store, const tdx_ir_mem **out,
                       size_t max)
 {
@@ -45,16 +48,19 @@ static size_t mems_at(const tdx_ir_kernel *k, int line, int store, const tdx_ir_
     return n;
 }
 
+// Loads at a source line.
 size_t tdx_ir_kernel_loads_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out, size_t max)
 {
     return mems_at(k, line, 0, out, max);
 }
 
+// Stores at a source line.
 size_t tdx_ir_kernel_stores_at(const tdx_ir_kernel *k, int line, const tdx_ir_mem **out, size_t max)
 {
     return mems_at(k, line, 1, out, max);
 }
 
+// The first dot at a source line.
 const tdx_ir_dot *tdx_ir_kernel_dot_at(const tdx_ir_kernel *k, int line)
 {
     for (size_t i = 0; i < k->ndots; i++)
@@ -63,6 +69,7 @@ const tdx_ir_dot *tdx_ir_kernel_dot_at(const tdx_ir_kernel *k, int line)
     return NULL;
 }
 
+// The first loop at a source line.
 const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line)
 {
     for (size_t i = 0; i < k->nloops; i++)
@@ -71,21 +78,25 @@ const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line)
     return NULL;
 }
 
+// SASS instructions with a base opcode at a line.
 size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *base)
 {
     return tdx_ir_sass_count(k->sass, line, base);
 }
 
+// "-" for a missing string.
 static const char *or_dash(const char *s)
 {
     return s && *s ? s : "-";
 }
 
+// A layout's kind name, "-" when unknown.
 static const char *layout_name(const tdx_ir_layout *l)
 {
     return l ? tdx_ir_layout_kind_str(l->kind) : "-";
 }
 
+// One line per record; the field order is fixed so that diffs read well.
 tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b)
 {
     tdx_status st = tdx_buf_printf(b, "kernel name=%s file=%s warps=%d ctas=%d tpw=%d\n",
@@ -132,7 +143,9 @@ tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b)
             snprintf(instr, sizeof instr, "%dx%dx%d", r->instr[0], r->instr[1], r->instr[2]);
         else if (r->ninstr == 2)
             snprintf(instr, sizeof instr, "%dx%d", r->instr[0], r->instr[1]);
-        st = tdx_buf_printf(b, "dot line=%d col=%d path=%s instr=%s a=%s prec=%s ptx=%s n=%d sass=%d\n",
+        st = tdx_buf_printf(b,
+                            "dot line=%d col=%d path=%s instr=%s a=%s prec=%s ptx=%s n=%d "
+                            "sass=%d\n",
                             r->loc.site.line, r->loc.site.col, tdx_ir_dot_path_str(r->path), instr,
                             or_dash(r->a_elem), or_dash(r->precision),
                             tdx_ir_dot_path_str(r->ptx_path), r->ptx_count, r->sass_count);

@@ -17,6 +17,7 @@ typedef struct sp {
     tdx_arena *a;
     tdx_ir_sass *x;
     size_t cap;
+    size_t hint; /* first capacity: an upper bound from counting ';' */
     const char *file;
     int line;
 } sp;
@@ -36,6 +37,7 @@ static int access_width(const char *opcode)
     return w;
 }
 
+// 1 for memory opcodes whose width suffix means bits per access.
 static int is_mem(const char *base)
 {
     static const char *const mem[] = {"LDG", "STG", "LDL", "STL", "LDS", "STS", "LD", "ST",
@@ -46,6 +48,7 @@ static int is_mem(const char *base)
     return 0;
 }
 
+// `//## File "path", line N`: the line of what follows.
 static void file_comment(sp *p, const char *s, size_t n)
 {
     const char *q = memchr(s, '"', n);
@@ -68,6 +71,7 @@ static void file_comment(sp *p, const char *s, size_t n)
         p->line = 0;
 }
 
+// One statement: predicate, opcode, modifiers, operands and the current .loc.
 static int add_insn(sp *p, const char *s, size_t n, unsigned addr)
 {
     tdx_ir__trim(&s, &n);
@@ -79,7 +83,7 @@ static int add_insn(sp *p, const char *s, size_t n, unsigned addr)
     if (p->x->ninsns >= MAX_INSNS)
         return -1;
     if (p->x->ninsns == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
+        size_t cap = p->cap ? p->cap * 2 : p->hint;
         tdx_ir_sass_insn *arr = tdx_arena_alloc(p->a, cap * sizeof *arr);
         if (!arr)
             return -1;
@@ -128,6 +132,7 @@ static int add_insn(sp *p, const char *s, size_t n, unsigned addr)
     return 0;
 }
 
+// Line by line: line comments, instruction lines, the first function label.
 tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx_ir_sass **out,
                              tdx_diags *diags)
 {
@@ -142,7 +147,7 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
     tdx_ir_sass *x = tdx_arena_alloc(arena, sizeof *x);
     if (!x)
         return TDX_ERR_NOMEM;
-    sp p = {.a = arena, .x = x};
+    sp p = {.a = arena, .x = x, .hint = tdx_ir__count_semis(text, len)};
     int lineno = 0;
     for (size_t i = 0; i < len;) {
         const char *nl = memchr(text + i, '\n', len - i);
@@ -177,7 +182,8 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
                 continue; /* an encoding-only line */
             if (add_insn(&p, ins, (size_t)(semi - ins), addr)) {
                 if (diags)
-                    tdx_diags_add(diags, TDX_SEV_ERROR, NULL, lineno, 0, "sass: too many instructions");
+                    tdx_diags_add(diags, TDX_SEV_ERROR, NULL, lineno, 0,
+                                  "sass: too many instructions");
                 *out = x;
                 return TDX_ERR_TOOBIG;
             }
@@ -195,6 +201,7 @@ tdx_status tdx_ir_sass_parse(const char *text, size_t len, tdx_arena *arena, tdx
     return TDX_OK;
 }
 
+// Count by base opcode or opcode prefix at a line.
 size_t tdx_ir_sass_count(const tdx_ir_sass *s, int line, const char *base)
 {
     if (!s || !base)

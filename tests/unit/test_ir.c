@@ -62,6 +62,7 @@ static int parse_rec(const char *line, rec *r)
     return 1;
 }
 
+// A record's value for key, or NULL.
 static const char *rec_get(const rec *r, const char *key)
 {
     for (int i = 0; i < r->nkeys; i++)
@@ -70,6 +71,7 @@ static const char *rec_get(const rec *r, const char *key)
     return NULL;
 }
 
+// 1 when have is of want's kind and agrees on every key want names.
 static int rec_matches(const rec *want, const rec *have)
 {
     if (strcmp(want->kind, have->kind) != 0)
@@ -82,6 +84,7 @@ static int rec_matches(const rec *want, const rec *have)
     return 1;
 }
 
+// All records of a text (comments and blanks skipped); the caller frees.
 static size_t parse_all(const char *text, rec **out)
 {
     size_t cap = 64, n = 0;
@@ -104,6 +107,7 @@ static size_t parse_all(const char *text, rec **out)
     return n;
 }
 
+// One fixture: load, join, render, and match every expected record.
 static void check_case(void **state)
 {
     const char *dir = *state;
@@ -165,11 +169,13 @@ static void check_case(void **state)
     assert_int_equal(failures, 0);
 }
 
+// Sort case folders by name.
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+// One cmocka test per fixture folder; fewer than 15 folders fail.
 int main(void)
 {
     const char *root = TDX_TEST_DATA "/ir";

@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ir/ir.h"
 
+// The nth op with a name, in pre-order.
 static const tdx_ir_op *find_op(const tdx_ir_module *m, const char *name, int nth)
 {
     for (size_t i = 0; i < m->ops.len; i++) {
@@ -55,6 +58,7 @@ static const char MLIR_ODD[] =
     "#loc9 = loc(\"pid\"(callsite(\"helper.py\":1:2 at callsite(\"k.py\":5:5 at \"k.py\":8:8))))\n"
     "{-#\n  dialect_resources: { builtin: { blob: \"0x04\" } }\n#-}\n";
 
+// Aliases after use, call sites, fused locations, generic ops, every layout kind.
 static void mlir_odd_syntax(void **state)
 {
     (void)state;
@@ -150,6 +154,7 @@ static void mlir_odd_syntax(void **state)
     tdx_arena_free(&a);
 }
 
+// Parse text with a throwaway arena; the module must exist even on error.
 static tdx_status parse_text(const char *text, size_t len, tdx_diags *d)
 {
     tdx_arena a;
@@ -161,6 +166,7 @@ static tdx_status parse_text(const char *text, size_t len, tdx_diags *d)
     return st;
 }
 
+// Errors are values: unterminated regions, deep nesting, garbage, cycles.
 static void mlir_malformed(void **state)
 {
     (void)state;
@@ -208,10 +214,13 @@ static const char PTX[] =
     "\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};\n"
     "\tbar.sync \t0;\n"
     "$L__BB0_1:\n"
+    "\t.loc\t2 11 4, function_name $L__info_string1, inlined_at 1 30 7\n"
+    "\tadd.s32 %r1, %r2, %r3;\n"
     "\tret;\n}\n"
     "\t.file\t1 \"/abs/k.py\"\n\t.file\t2 \"triton/language/standard.py\", 0, 0\n"
     "\t.section\t.debug_info\n\t{\n.b8 1\n.b32 .debug_abbrev\n\t}\n";
 
+// Predicates, inline-asm blocks, inlined-at comments, classes, the file table.
 static void ptx_parse(void **state)
 {
     (void)state;
@@ -226,7 +235,7 @@ static void ptx_parse(void **state)
     assert_int_equal(x->nfiles, 3);
     assert_string_equal(x->files[1], "/abs/k.py");
     assert_string_equal(x->files[2], "triton/language/standard.py");
-    assert_int_equal(x->ninsns, 13);
+    assert_int_equal(x->ninsns, 14);
     const tdx_ir_ptx_insn *in = x->insns;
     assert_string_equal(in[0].opcode, "ld.global.v4.b32");
     assert_int_equal(in[0].cls, TDX_PTX_LD_GLOBAL);
@@ -254,7 +263,12 @@ static void ptx_parse(void **state)
     assert_int_equal(in[9].cls, TDX_PTX_WGMMA);
     assert_int_equal(in[10].cls, TDX_PTX_MMA);
     assert_int_equal(in[11].cls, TDX_PTX_BAR);
-    assert_string_equal(in[12].opcode, "ret");
+    assert_string_equal(in[12].opcode, "add.s32");
+    assert_int_equal(in[12].line, 11);
+    assert_int_equal(in[12].site_line, 30); /* from inlined_at, no comment */
+    assert_int_equal(in[12].site_col, 7);
+    assert_string_equal(in[12].site_file, "/abs/k.py");
+    assert_string_equal(in[13].opcode, "ret");
     tdx_diags_free(&d);
     tdx_arena_free(&a);
 }
@@ -284,6 +298,7 @@ static const char SASS_CUOBJDUMP[] =
     "                                                                           /* 0x000ea2000c1e1900 */\n"
     "        /*0020*/                   EXIT ;                                  /* 0x000000000000794d */\n";
 
+// nvdisasm with line comments and cuobjdump with encodings.
 static void sass_parse(void **state)
 {
     (void)state;
@@ -332,6 +347,7 @@ static const char PTXAS[] =
     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
     "ptxas info    : Used 40 registers, 16384 bytes smem, 400 bytes cmem[0]\n";
 
+// Two functions, warnings, smem and cmem, figures in any order.
 static void ptxas_parse(void **state)
 {
     (void)state;
@@ -396,6 +412,7 @@ static void join_without_ptx(void **state)
     tdx_ir_kernel_free(&k);
 }
 
+// Queries and JSON on real fixtures; a missing folder is an error.
 static void queries_on_fixture(void **state)
 {
     (void)state;
@@ -409,6 +426,22 @@ static void queries_on_fixture(void **state)
     assert_int_equal(tdx_ir_kernel_loads_at(&k, 20, NULL, 0), 0);
     assert_int_equal(tdx_ir_kernel_sass_count(&k, 18, "LDG"), 2);
     assert_null(tdx_ir_kernel_dot_at(&k, 18));
+    json_t *j = tdx_ir_kernel_to_json(&k);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "name")), "add_kernel");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "resources"), "registers")), 26);
+    json_t *recs = json_object_get(j, "records");
+    assert_int_equal(json_array_size(recs), 3);
+    json_t *r0 = json_array_get(recs, 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "kind")), "load");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r0, "loc"), "line")), 18);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r0, "loc"), "name")), "x");
+    assert_int_equal(json_integer_value(json_object_get(r0, "ptx_vec")), 4);
+    assert_non_null(strstr(json_string_value(json_object_get(r0, "ir")), "tt.load"));
+    char *dumped = json_dumps(j, JSON_COMPACT);
+    assert_non_null(dumped);
+    free(dumped);
+    json_decref(j);
     tdx_ir_kernel_free(&k);
 
     tdx_ir_kernel_init(&k);

@@ -3,6 +3,8 @@
 specialization a real launch would get, and write its stages.
 
 Usage: CUDA_VISIBLE_DEVICES= python3 gen.py [CASE...]   (run from anywhere)
+       python3 gen.py --check CASE...   compile into a temporary folder and
+                                        compare with the committed files
 
 Writes <case>/{k.ttir,k.ttgir,k.ptx,k.sass,k.ptxas.txt,meta.json}. Kernel
 files are imported by a path relative to this folder so that the locations in
@@ -105,6 +107,11 @@ CASES = {
                            "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32", "REPEAT": "i32"},
                           {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
                           ["a_ptr", "b_ptr", "c_ptr", "K", "stride_am", "stride_bk", "stride_cm"], 4, 3),
+    "matmul_tma": ("matmul", "matmul_tma_kernel",
+                   {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                    "K": "i32"},
+                   {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+                   ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K"], 4, 3),
 }
 
 
@@ -121,7 +128,7 @@ def load_kernel(file, kernel):
     return getattr(mod, kernel)
 
 
-def build(name):
+def build(name, root=HERE):
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -135,7 +142,7 @@ def build(name):
     src = ASTSource(fn, signature=signature, constexprs=dict(consts), attrs=attrs)
     k = triton.compile(src, target=GPUTarget("cuda", 90, 32),
                        options={"num_warps": warps, "num_stages": stages})
-    out = os.path.join(HERE, name)
+    out = os.path.join(root, name)
     os.makedirs(out, exist_ok=True)
     for ext in ("ttir", "ttgir", "ptx"):
         with open(os.path.join(out, "k." + ext), "w") as f:
@@ -170,9 +177,25 @@ def build(name):
         f.write("\n")
 
 
+def check(names):
+    """Regenerate names into a temporary folder; 1 when any file differs."""
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in names:
+            build(n, tmp)
+            for f in sorted(os.listdir(os.path.join(tmp, n))):
+                with open(os.path.join(tmp, n, f)) as a, open(os.path.join(HERE, n, f)) as b:
+                    if a.read() != b.read():
+                        print("%s/%s differs from the committed file" % (n, f))
+                        bad = 1
+    return bad
+
+
 def main(argv):
     os.chdir(HERE)
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    if argv[:1] == ["--check"]:
+        sys.exit(check(argv[1:] or ["add_v4"]))
     names = argv or sorted(CASES)
     for n in names:
         if n not in CASES:

@@ -44,3 +44,23 @@ def matmul_outer_kernel(a_ptr, b_ptr, c_ptr, K, stride_am, stride_bk, stride_cm,
         for r in range(REPEAT):
             acc += tl.dot(a, b)
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def matmul_tma_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Operands through tensor descriptors: TMA copies (UTMALDG) into shared memory.
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
+                                       block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1],
+                                       block_shape=[BLOCK_K, BLOCK_N])
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc += tl.dot(a, b)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty))
