@@ -28,15 +28,18 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing and exiting."""
 
     def error(self, message):
+        """Report a parse error as a usage failure."""
         raise HarnessError(protocol.USAGE, message)
 
     def exit(self, status=0, message=None):
+        """Never exit from inside the parser (help included)."""
         if status:
             raise HarnessError(protocol.USAGE, message or "bad command line")
         raise HarnessError(protocol.USAGE, "help requested: see docs/harness-protocol.md")
 
 
 def build_parser():
+    """The command line: one subcommand per verb, each module adding its options."""
     p = _Parser(prog="python3 -m tritondx_harness", add_help=False)
     sub = p.add_subparsers(dest="verb", parser_class=_Parser)
     for verb, modname in VERBS.items():
@@ -68,6 +71,7 @@ def dispatch(argv):
 
 
 def main(argv=None):
+    """Run the verb with stdout guarded and write the reply; 0 once written."""
     argv = list(sys.argv[1:] if argv is None else argv)
     guard = protocol.StdoutGuard()
     with guard:

@@ -14,14 +14,15 @@ counterfactual changes asked for on the command line.
 import os
 
 from . import protocol
-from .common import parse_dtype, parse_shape, shape_label
-from .compile import Override, compile_spec, kernel_specs_from_jit, target_for
+from .common import bench_shape, parse_dtype, shape_label
+from .compile import Override, compile_spec, kernel_specs_from_jit, mark_autotune_choice, target_for
 from .intercept import record_launches
 from .protocol import COMPILE, NO_GPU, TASK_ERROR, USAGE, HarnessError, describe_exception, where
 from .taskload import interpreter, load_task
 
 
 def add_args(p):
+    """Options of the capture verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--mode", choices=("aot", "jit"), default="aot")
     p.add_argument("--out", default="tdx-capture", help="folder for the artifacts")
@@ -35,6 +36,7 @@ def add_args(p):
     p.add_argument("--constexpr", action="append", default=[], metavar="[KERNEL:]NAME=VALUE")
     p.add_argument("--remarks", action="store_true", help="collect MLIR remarks (recompiles)")
     p.add_argument("--no-ptxas", action="store_true", help="skip ptxas -v resource usage")
+    p.add_argument("--no-sass", action="store_true", help="skip the SASS listing (nvdisasm)")
 
 
 def parse_value(text):
@@ -73,6 +75,7 @@ def override_from_args(args):
 
 
 def run(args):
+    """Capture every kernel the launch compiles; the reply dict."""
     ov = override_from_args(args)
     if args.mode == "jit":
         import torch
@@ -81,9 +84,7 @@ def run(args):
     device = "cuda" if args.mode == "jit" else "cpu"
     with interpreter(False):
         task = load_task(args.task)
-        if task.make_inputs is None or task.launch is None:
-            raise HarnessError(protocol.TASK_INVALID, "the task needs make_inputs and launch to be captured")
-        shape = parse_shape(args.shape) if args.shape else (task.shapes or {}).get("bench")
+        shape = bench_shape(task, args.shape)
         try:
             inputs = task.inputs(shape, device, 0, parse_dtype(args.dtype))
         except HarnessError:
@@ -95,6 +96,7 @@ def run(args):
             specs = _aot_specs(task, inputs, target, args.config)
         else:
             specs = _jit_specs(task, inputs)
+            mark_autotune_choice(specs, task.kernels)
     if args.kernel:
         specs = [s for s in specs if s.name == args.kernel]
         if not specs:
@@ -106,7 +108,7 @@ def run(args):
     failed = None
     for i, spec in enumerate(specs):
         entry = compile_spec(spec, target, ov, os.path.join(out_dir, f"{i}-{spec.name}"),
-                             remarks=args.remarks, ptxas=not args.no_ptxas)
+                             remarks=args.remarks, ptxas=not args.no_ptxas, sass=not args.no_sass)
         kernels.append(entry)
         if entry.get("error") and failed is None:
             failed = entry

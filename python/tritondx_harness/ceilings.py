@@ -15,6 +15,7 @@ MATMUL_DTYPES = ("float16", "bfloat16", "tf32", "float32")
 
 
 def add_args(p):
+    """Options of the ceilings verb."""
     p.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "tritondx"))
     p.add_argument("--refresh", action="store_true", help="measure again even when cached")
     p.add_argument("--matmul-n", type=int, default=8192)
@@ -47,6 +48,7 @@ def save_cached(path, data):
 
 
 def run(args):
+    """Cached or freshly measured ceilings of the visible device."""
     require_cuda()
     info = device_info()
     path = cache_path(args.cache, info["name"])

@@ -30,6 +30,7 @@ MARKER = 1234.5
 
 
 def add_args(p):
+    """Options of the check verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--candidate")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -39,6 +40,7 @@ def add_args(p):
 
 
 def run(args):
+    """The check verb: check_task with the command line's options."""
     seeds = tuple(int(s) for s in args.seeds.split(",") if s.strip())
     shapes = [parse_shape(s) for s in args.shape] if args.shape else None
     return check_task(args.task, device=args.device, seeds=seeds, shapes=shapes,
@@ -116,6 +118,7 @@ def poisoned_allocations(mode="nan"):
     saved_new_empty = torch.Tensor.new_empty
 
     def poison(t):
+        """Fill a fresh tensor with the poison for its dtype."""
         if isinstance(t, torch.Tensor) and t.numel():
             v = _fill_value(t.dtype, mode)
             if v is not None:
@@ -124,7 +127,9 @@ def poisoned_allocations(mode="nan"):
         return t
 
     def wrap(orig):
+        """An allocator that poisons what `orig` returns."""
         def wrapper(*a, **k):
+            """The poisoning allocator."""
             return poison(orig(*a, **k))
         wrapper.__wrapped__ = orig
         return wrapper
@@ -224,17 +229,20 @@ def compare(out, ref, tol, want_dtype=None, marker_out=None):
 # ---------------------------------------------------------------- the verb
 
 def _clone(values):
+    """Fresh copies of the tensor inputs, so launch and reference never share them."""
     import torch
     return tuple(v.clone() if isinstance(v, torch.Tensor) else v for v in values)
 
 
 def _sync(device):
+    """Wait for the GPU so errors and results belong to this run."""
     if device == "cuda":
         import torch
         torch.cuda.synchronize()
 
 
 def _run_launch(launch, inputs, device, mode):
+    """Run launch on copies of the inputs with poisoned allocations."""
     with poisoned_allocations(mode):
         out = launch(*_clone(inputs))
     _sync(device)
@@ -242,6 +250,7 @@ def _run_launch(launch, inputs, device, mode):
 
 
 def _source(path):
+    """The text of a task file."""
     with open(path, encoding="utf-8") as f:
         return f.read()
 
@@ -262,6 +271,7 @@ def check_task(task_path, device="cpu", seeds=(0, 1, 2), shapes=None, candidate=
 
 
 def _check(task_path, device, seeds, shapes, candidate, dtype_name):
+    """check_task's body; raises HarnessError for failures that are not verdicts."""
     if not seeds:
         raise HarnessError(protocol.USAGE, "at least one seed is needed")
     if device == "cuda":
@@ -310,7 +320,7 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name):
                 except Exception as e:  # noqa: BLE001
                     raise HarnessError(TASK_ERROR, f"the original launch raised {describe_exception(e)} "
                                        f"on shape {shape!r}") from None
-            _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32)
+            _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32, task.tolerance)
             case["seconds"] = round(time.monotonic() - t0, 4)
             cases.append(case)
             if not case["ok"] and first_fail is None:
@@ -333,8 +343,10 @@ def _signature_fns(task, cand):
     return task.launch, cand.launch
 
 
-def _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32):
-    """Run launch once poisoned with NaN and compare every output."""
+def _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32, task_tolerance):
+    """Run launch once poisoned with NaN and compare every output. The
+    tolerance override is the original task's; tf32 is judged from the
+    kernels that run (a rewrite may enable tensor cores on purpose)."""
     try:
         outs = _run_launch(runner.launch, inputs, device, "nan")
     except Exception as e:  # noqa: BLE001
@@ -347,7 +359,7 @@ def _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32):
     verdicts = []
     for i, (o, r) in enumerate(zip(outs, refs)):
         dt = getattr(o, "dtype", None)
-        tol, basis = tolerance_for(dt, tf32, runner.tolerance) if dt is not None else (0.0, "int")
+        tol, basis = tolerance_for(dt, tf32, task_tolerance) if dt is not None else (0.0, "int")
         want = want_dtypes[i] if want_dtypes is not None and i < len(want_dtypes) else None
         v = compare(o, r, tol, want)
         if v["reason"] == "nan":

@@ -86,3 +86,17 @@ def tensor_bytes(values):
         elif isinstance(v, (list, tuple)):
             total += tensor_bytes(v)
     return total
+
+
+def bench_shape(task, text=None):
+    """The shape to run: --shape when given, else SHAPES["bench"]; a task
+    without either is invalid for the GPU verbs."""
+    from .protocol import TASK_INVALID, HarnessError
+    if text:
+        return parse_shape(text)
+    if not callable(task.launch) or not callable(task.make_inputs):
+        raise HarnessError(TASK_INVALID, "the task needs launch and make_inputs")
+    shapes = task.shapes if isinstance(task.shapes, dict) else {}
+    if "bench" not in shapes:
+        raise HarnessError(TASK_INVALID, 'the task has no SHAPES["bench"]; pass --shape')
+    return shapes["bench"]

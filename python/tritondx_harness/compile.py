@@ -52,6 +52,7 @@ class Spec:
         self.launch_count = 1
 
     def key(self):
+        """What makes two launches one compile."""
         return (id(self.fn), repr(sorted(self.signature.items())), repr(sorted(self.constexprs.items())),
                 repr(sorted(self.attrs.items())), repr(self.options))
 
@@ -66,9 +67,11 @@ class Override:
         self.constexprs = []     # (kernel or None, name, value)
 
     def empty(self):
+        """Whether nothing is changed."""
         return not (self.num_warps or self.num_stages or self.divisibility or self.constexprs)
 
     def describe(self):
+        """The changes as JSON, or None when there are none."""
         if self.empty():
             return None
         out = {}
@@ -83,6 +86,7 @@ class Override:
         return out
 
     def check_names(self, names):
+        """Reject changes aimed at kernels the launch never ran."""
         for k, _ in self.divisibility:
             if k not in names:
                 raise HarnessError(USAGE, f"--set-divisibility: no launch of a kernel named {k!r} was seen")
@@ -195,10 +199,10 @@ def kernel_specs_from_launches(launches, target):
     return list(specs.values())
 
 
-def kernel_specs_from_jit(run_launch):
+def kernel_specs_from_jit(run_launch, target=None):
     """Run the launch on the GPU and build specs from the compile listener
     (knobs.compilation.listener gets the ASTSource of every compile, cache
-    hits included)."""
+    hits included). `target` defaults to the visible device's."""
     from triton import knobs
     from triton.compiler import make_backend
     from triton.runtime import driver
@@ -206,6 +210,7 @@ def kernel_specs_from_jit(run_launch):
     seen = []
 
     def listener(*, src, metadata, metadata_group, times, cache_hit):
+        """knobs.compilation.listener: keep each compile's source and metadata."""
         if hasattr(src, "fn"):
             seen.append((src, dict(metadata)))
 
@@ -215,7 +220,7 @@ def kernel_specs_from_jit(run_launch):
         run_launch()
     finally:
         knobs.compilation.listener = old
-    backend = make_backend(driver.active.get_current_target())
+    backend = make_backend(target or driver.active.get_current_target())
     specs = {}
     for src, md in seen:
         fields = backend.parse_options({}).__dict__
@@ -227,7 +232,40 @@ def kernel_specs_from_jit(run_launch):
     return list(specs.values())
 
 
-def compile_spec(spec, target, override, folder, remarks=False, ptxas=True):
+def matches_config(spec, config):
+    """Whether a compile is the one an autotune Config describes: every
+    config kwarg equals the compile's constexpr of that name, and its
+    num_warps / num_stages (when set) equal the compile's options."""
+    names = spec.fn.arg_names
+    for k, v in config.kwargs.items():
+        if k not in names or spec.constexprs.get((names.index(k),), object()) != v:
+            return False
+    for opt in ("num_warps", "num_stages", "num_ctas"):
+        want = getattr(config, opt, None)
+        if want is not None and getattr(spec.options, opt, None) != want:
+            return False
+    return True
+
+
+def mark_autotune_choice(specs, kernels):
+    """After a real (GPU) run: set spec.config for compiles of an autotuned
+    kernel, saying which one the autotuner kept (Autotuner.best_config).
+    `kernels` is Task.kernels: (name, object, line)."""
+    from triton.runtime.autotuner import Autotuner
+
+    from .taskload import jit_function
+    for _, obj, _ in kernels:
+        best = getattr(obj, "best_config", None) if isinstance(obj, Autotuner) else None
+        if best is None:
+            continue
+        inner = jit_function(obj)
+        for spec in specs:
+            if spec.fn is inner:
+                spec.config = {"selected": matches_config(spec, best), "best": str(best),
+                               "count": len(obj.configs)}
+
+
+def compile_spec(spec, target, override, folder, remarks=False, ptxas=True, sass=True):
     """Compile one spec (with the override applied) and describe it."""
     import triton
     from triton.compiler import ASTSource
@@ -288,6 +326,12 @@ def compile_spec(spec, target, override, folder, remarks=False, ptxas=True):
     if remarks:
         entry["remarks"] = parse_remarks(text[0] if text else "")
         entry["remarks_text"] = text[0] if text else ""
+    if sass and "cubin" in entry["artifacts"]:
+        path, err = write_sass(entry["artifacts"]["cubin"])
+        if path:
+            entry["artifacts"]["sass"] = path
+        else:
+            entry["sass_error"] = err
     if ptxas and "ptx" in kernel.asm:
         entry["resources"] = ptxas_resources(entry["artifacts"]["ptx"], target.arch,
                                              getattr(options, "enable_fp_fusion", True))
@@ -332,6 +376,28 @@ def write_artifacts(kernel, folder, name):
             f.write(data)
         paths[ext] = path
     return paths
+
+
+def write_sass(cubin_path):
+    """SASS of the cubin with source lines (`nvdisasm -g -c`: each block
+    under `//## File "...", line N`), next to it as .sass; (path, error)."""
+    try:
+        from triton import knobs
+        exe = knobs.nvidia.nvdisasm.path
+    except Exception:  # noqa: BLE001
+        exe = shutil.which("nvdisasm")
+    if not exe:
+        return None, "nvdisasm not found"
+    try:
+        p = subprocess.run([exe, "-g", "-c", cubin_path], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"nvdisasm failed: {describe_exception(e)}"
+    if p.returncode != 0:
+        return None, f"nvdisasm exited {p.returncode}: {one_line(p.stderr, 300)}"
+    path = os.path.splitext(cubin_path)[0] + ".sass"
+    with open(path, "w") as f:
+        f.write(p.stdout)
+    return path, None
 
 
 _REG = re.compile(r"Used (\d+) registers")

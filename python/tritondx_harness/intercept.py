@@ -31,6 +31,7 @@ def one_config(config_index=0, chosen=None):
     saved = Autotuner.run
 
     def tune_run(self, *args, **kwargs):
+        """Autotuner.run stand-in: forward the chosen config, time nothing."""
         if not self.configs:
             return self.fn.run(*args, **kwargs)
         idx = config_index if 0 <= config_index < len(self.configs) else 0
@@ -56,6 +57,7 @@ def record_launches(config_index=0):
     saved_run = JITFunction.run
 
     def jit_run(self, *args, grid, warmup, **kwargs):
+        """JITFunction.run stand-in: record the launch, run nothing."""
         launches.append(Launch(self, args, dict(kwargs), grid, chosen.pop("config", None)))
         return None
 

@@ -1,13 +1,14 @@
 """`launch` (internal, GPU): run the task's launch once on the bench shape
 and synchronize. ncu runs this verb as its profiled child."""
 from . import protocol
-from .common import parse_dtype, parse_shape, shape_label
+from .common import bench_shape, parse_dtype, shape_label
 from .gpu import require_cuda
 from .protocol import TASK_ERROR, HarnessError, describe_exception
 from .taskload import interpreter, load_task
 
 
 def add_args(p):
+    """Options of the launch verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--shape")
     p.add_argument("--dtype")
@@ -15,10 +16,11 @@ def add_args(p):
 
 
 def run(args):
+    """Run launch --runs times on the GPU and synchronize."""
     torch = require_cuda()
     with interpreter(False):
         task = load_task(args.task)
-    shape = parse_shape(args.shape) if args.shape else task.shapes["bench"]
+    shape = bench_shape(task, args.shape)
     try:
         inputs = task.inputs(shape, "cuda", 0, parse_dtype(args.dtype))
         for _ in range(max(1, args.runs)):

@@ -35,7 +35,8 @@ METRICS = {
 }
 STALL_REASONS = ("long_scoreboard", "short_scoreboard", "barrier", "membar", "mio_throttle", "lg_throttle",
                  "math_pipe_throttle", "tex_throttle", "wait", "not_selected", "selected", "dispatch_stall",
-                 "drain", "branch_resolving", "no_instruction", "imc_miss", "sleeping")
+                 "drain", "branch_resolving", "no_instruction", "imc_miss", "sleeping", "misc",
+                 "gmma")  # gmma: waiting on wgmma, Hopper only
 for _r in STALL_REASONS:
     METRICS[f"stall_{_r}"] = f"smsp__average_warps_issue_stalled_{_r}_per_issue_active.ratio"
 
@@ -44,6 +45,7 @@ HEAD_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", 
 
 
 def add_args(p):
+    """Options of the ncu verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--shape")
     p.add_argument("--dtype")
@@ -69,12 +71,12 @@ def child_argv(task, shape=None, dtype=None):
     return argv
 
 
-def ncu_command(ncu, names, child, page="raw", launch_count=4):
+def ncu_command(ncu, names, child, page="raw", launch_count=4, metrics=None):
     """The ncu command line for the metrics run (page raw) or the rules run
     (page details, --set full)."""
     cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base"]
     if page == "raw":
-        cmd += ["--page", "raw", "--metrics", ",".join(METRICS.values())]
+        cmd += ["--page", "raw", "--metrics", ",".join(metrics or METRICS.values())]
     else:
         cmd += ["--set", "full", "--page", "details"]
     cmd += ["-k", kernel_regex(names), "--launch-count", str(launch_count)]
@@ -131,6 +133,7 @@ def select_metrics(raw):
         m[friendly] = v if isinstance(v, float) else None
 
     def ratio(a, b):
+        """a / b when both are known and b is positive."""
         return a / b if isinstance(a, float) and isinstance(b, float) and b > 0 else None
 
     m["global_load_sectors_per_request"] = ratio(m["global_load_sectors"], m["global_load_requests"])
@@ -159,6 +162,12 @@ def parse_details(text):
     return out
 
 
+def unknown_metrics(message, asked):
+    """Metrics of `asked` that ncu's error output names (a metric this chip
+    or ncu version does not know fails the whole run)."""
+    return [m for m in asked if m in message]
+
+
 def find_ncu(explicit=None):
     """ncu's path: --ncu, then PATH, then the CUDA toolkit's default place."""
     for cand in (explicit, shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
@@ -168,6 +177,7 @@ def find_ncu(explicit=None):
 
 
 def _run(cmd, timeout):
+    """Run one ncu command with the harness importable; its stdout."""
     env = dict(os.environ)
     pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
@@ -179,12 +189,15 @@ def _run(cmd, timeout):
         raise HarnessError(TOOL, f"ncu could not start: {describe_exception(e)}") from None
     if p.returncode != 0 and '"ID"' not in p.stdout:
         tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-        raise HarnessError(TOOL, f"ncu exited {p.returncode}: {' | '.join(tail)}")
+        err = HarnessError(TOOL, f"ncu exited {p.returncode}: {' | '.join(tail)}")
+        err.output = p.stdout + p.stderr  # kept out of the reply, read by the retry
+        raise err
     sys.stderr.write(p.stderr)
     return p.stdout
 
 
 def run(args):
+    """Profile the task's kernels: chosen metrics and rule results per launch."""
     from .gpu import require_cuda
     from .taskload import interpreter, jit_function, load_task
     require_cuda()
@@ -198,8 +211,20 @@ def run(args):
     if not names:
         raise HarnessError(protocol.TASK_INVALID, "the task defines no Triton kernel to profile")
     child = child_argv(task.path, args.shape, args.dtype)
-    cmd_raw = ncu_command(ncu, names, child, "raw", args.launch_count)
-    launches = parse_raw(_run(cmd_raw, args.timeout))
+    asked = list(METRICS.values())
+    cmd_raw = ncu_command(ncu, names, child, "raw", args.launch_count, asked)
+    dropped = []
+    try:
+        out = _run(cmd_raw, args.timeout)
+    except HarnessError as e:
+        # once: drop the metrics ncu says it does not know, keep the rest
+        dropped = unknown_metrics(getattr(e, "output", ""), asked)
+        if not dropped or len(dropped) == len(asked):
+            raise HarnessError(TOOL, str(e)) from None
+        asked = [m for m in asked if m not in dropped]
+        cmd_raw = ncu_command(ncu, names, child, "raw", args.launch_count, asked)
+        out = _run(cmd_raw, args.timeout)
+    launches = parse_raw(out)
     if not launches:
         raise HarnessError(TOOL, f"ncu profiled no launch of {', '.join(names)}")
     rules = {}
@@ -214,4 +239,4 @@ def run(args):
                         "metrics": select_metrics(ln["raw"]), "raw": ln["raw"],
                         "rules": det.get("rules", []), "sections": det.get("sections", {})})
     return protocol.result("ncu", task=task.path, ncu=ncu, commands=[c for c in (cmd_raw, cmd_details) if c],
-                           kernels=kernels)
+                           dropped_metrics=dropped, kernels=kernels)

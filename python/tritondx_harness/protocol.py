@@ -103,6 +103,7 @@ class StdoutGuard:
         self.saved_stdout = None
 
     def __enter__(self):
+        """Set fd 1 aside and point it (and sys.stdout) at stderr."""
         sys.stdout.flush()
         self.saved_fd = os.dup(1)
         os.dup2(2, 1)
@@ -111,10 +112,12 @@ class StdoutGuard:
         return self
 
     def __exit__(self, *exc):
+        """Put stdout back."""
         self.restore()
         return False
 
     def restore(self):
+        """Put the saved fd 1 and sys.stdout back (idempotent)."""
         if self.saved_fd is None:
             return
         try:

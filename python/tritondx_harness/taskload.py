@@ -33,16 +33,56 @@ def use_interpreter(on):
 
 @contextlib.contextmanager
 def interpreter(on):
-    """use_interpreter(on) for the duration of a block, then restore."""
+    """use_interpreter(on) for the duration of a block, then restore.
+
+    When on, kernels that were decorated before the interpreter was selected
+    (Triton's own tl.standard functions when triton was imported earlier in
+    this process, or a helper module imported earlier) are JITFunctions that
+    cannot run on the CPU; while the block runs, their launches and device
+    calls are routed to an InterpretedFunction of the same Python function.
+    """
     old = os.environ.get("TRITON_INTERPRET")
     use_interpreter(on)
+    patch = _route_jit_to_interpreter() if on else contextlib.nullcontext()
     try:
-        yield
+        with patch:
+            yield
     finally:
         if old is None:
             os.environ.pop("TRITON_INTERPRET", None)
         else:
             os.environ["TRITON_INTERPRET"] = old
+
+
+@contextlib.contextmanager
+def _route_jit_to_interpreter():
+    """Make JITFunction.run / __call__ behave as InterpretedFunction's."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    saved_run, saved_call = JITFunction.run, JITFunction.__call__
+
+    def interpreted(jf):
+        """The InterpretedFunction standing in for a JITFunction (cached on it)."""
+        fn = jf.__dict__.get("_tdx_interpreted")
+        if fn is None:
+            fn = InterpretedFunction(jf.fn)
+            jf.__dict__["_tdx_interpreted"] = fn
+        return fn
+
+    def run(self, *args, grid, warmup, **kwargs):
+        """A launch, interpreted."""
+        return interpreted(self).run(*args, grid=grid, warmup=warmup, **kwargs)
+
+    def call(self, *args, **kwargs):
+        """A device-function call from an interpreted kernel."""
+        return interpreted(self)(*args, **kwargs)
+
+    JITFunction.run, JITFunction.__call__ = run, call
+    try:
+        yield
+    finally:
+        JITFunction.run, JITFunction.__call__ = saved_run, saved_call
 
 
 def read_source(path):
@@ -161,6 +201,7 @@ class Task:
         self.kernels = find_kernels(module)
 
     def kernel_names(self):
+        """Names of the task's kernels, in source order."""
         return [name for name, _, _ in self.kernels]
 
     def inputs(self, shape, device, seed, dtype=None):
@@ -212,6 +253,7 @@ class KernelBenchTask(Task):
         self.launch = self._launch if inspect.isclass(getattr(module, "ModelNew", None)) else None
 
     def _make_inputs(self, shape, dtype=None, device="cuda", seed=0):
+        """get_inputs() under a seed, on the device, in the asked dtype."""
         import torch
         torch.manual_seed(seed)
         out = self._ref_src.get_inputs()
@@ -253,6 +295,7 @@ class KernelBenchTask(Task):
         self._device = device
 
     def _reference(self, *inputs):
+        """Model's output, in float64 when the model and inputs allow it."""
         import torch
         ref, ref64 = self._ref_model
         with torch.no_grad():
@@ -266,6 +309,7 @@ class KernelBenchTask(Task):
             return ref(*inputs)
 
     def _launch(self, *inputs):
+        """ModelNew's output."""
         import torch
         with torch.no_grad():
             return self._new_model(*inputs)

@@ -6,7 +6,8 @@ torch eager time of reference and optionally torch.compile's.
 The module is named timing.py so it never shadows the standard `time`.
 """
 from . import protocol
-from .common import as_outputs, parse_dtype, parse_shape, same_signature, shape_label, signature_text, tensor_bytes
+from .common import (as_outputs, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
+                     tensor_bytes)
 from .gpu import device_info, estimate_ms, require_cuda, time_interleaved
 from .protocol import INCORRECT, TASK_ERROR, HarnessError, describe_exception
 from .stats import L2_BYTES_H200, rates, repetitions, rotation_count, summarize
@@ -14,6 +15,7 @@ from .taskload import interpreter, load_task
 
 
 def add_args(p):
+    """Options of the time verb."""
     p.add_argument("--task", required=True)
     p.add_argument("--candidate")
     p.add_argument("--shape", help="input shape (default: SHAPES['bench'])")
@@ -46,6 +48,7 @@ def count_bytes_flops(task, inputs, outputs):
 
 
 def run(args):
+    """Time baseline (and candidate) interleaved, plus torch references."""
     torch = require_cuda()
     with interpreter(False):
         task = load_task(args.task)
@@ -53,7 +56,7 @@ def run(args):
     if cand is not None and not same_signature(task.launch, cand.launch):
         raise HarnessError(INCORRECT, f"the candidate changes launch's signature: {signature_text(cand.launch)}",
                            reason="signature")
-    shape = parse_shape(args.shape) if args.shape else task.shapes["bench"]
+    shape = bench_shape(task, args.shape)
     try:
         inputs = task.inputs(shape, "cuda", 0, parse_dtype(args.dtype))
         outputs = as_outputs(task.launch(*clone_inputs(inputs)))

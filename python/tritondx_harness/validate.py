@@ -12,10 +12,12 @@ from .taskload import load_task
 
 
 def add_args(p):
+    """Options of the validate verb."""
     p.add_argument("--task", required=True)
 
 
 def _problem(code, message, line=None):
+    """One problem entry."""
     out = {"code": code, "message": message}
     if line is not None:
         out["line"] = line
@@ -75,7 +77,9 @@ def task_problems(task):
 
 
 def _is_tolerance(tol):
+    """Whether TOLERANCE is a positive number or a dict of them."""
     def pos(x):
+        """A positive number, not a bool."""
         return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
     if isinstance(tol, dict):
         return bool(tol) and all(pos(v) for v in tol.values())
@@ -83,6 +87,7 @@ def _is_tolerance(tol):
 
 
 def _shape_problems(shapes):
+    """Problems of SHAPES."""
     if shapes is None:
         return [_problem("missing_shapes", 'no `SHAPES = {"bench": shape, "check": [shape, ...]}`')]
     if not isinstance(shapes, dict):
@@ -98,6 +103,7 @@ def _shape_problems(shapes):
 
 
 def run(args):
+    """Load the task and list its problems; the reply dict."""
     try:
         task = load_task(args.task)
     except HarnessError as e:
@@ -107,7 +113,9 @@ def run(args):
         return protocol.failure("validate", e.kind, str(e), kind=None, kernels=[], problems=[prob])
     probs = task_problems(task)
     kernels = [{"name": n, "line": line} for n, _, line in task.kernels]
+    facts = {"kind": task.kind, "kernels": kernels, "shapes": task.shapes if isinstance(task.shapes, dict) else None,
+             "tolerance": task.tolerance if _is_tolerance(task.tolerance) else None,
+             "has_flops": callable(task.flops), "has_bytes": callable(task.bytes)}
     if probs:
-        return protocol.failure("validate", TASK_INVALID, probs[0]["message"], kind=task.kind,
-                                kernels=kernels, problems=probs)
-    return protocol.result("validate", kind=task.kind, kernels=kernels, problems=[])
+        return protocol.failure("validate", TASK_INVALID, probs[0]["message"], problems=probs, **facts)
+    return protocol.result("validate", problems=[], **facts)

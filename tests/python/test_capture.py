@@ -34,6 +34,11 @@ def test_artifacts_exist(scale_rows):
         assert os.path.isfile(path) and os.path.getsize(path) > 0, ext
     with open(k["artifacts"]["ptx"]) as f:
         assert ".target sm_90a" in f.read()
+    # SASS from nvdisasm, mapped to source lines
+    with open(k["artifacts"]["sass"]) as f:
+        sass = f.read()
+    assert 'scale_rows.py", line 15' in sass
+    assert re.search(r"\bLDG\.E", sass) and re.search(r"\bSTG\.E", sass)
 
 
 def test_specialization_is_the_launchs(scale_rows):

@@ -53,6 +53,13 @@ def test_unwritten_tail_passes_on_a_multiple_of_the_block():
     assert res["cases"][0]["outputs"][0]["unwritten"] == 300 - 256
 
 
+def test_dtype_is_passed_to_make_inputs_and_sets_the_tolerance():
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), dtype="float16")
+    assert res["ok"] is True, res["error"]
+    out = res["cases"][0]["outputs"][0]
+    assert out["dtype"] == "float16" and out["tolerance"] == 1e-2 and out["tolerance_basis"] == "float16"
+
+
 def test_candidate_passes_and_is_reported():
     res = check_task(task("add.py"), device="cpu", candidate=task("cand_add_good.py"))
     assert res["ok"] is True, res["error"]
@@ -81,6 +88,15 @@ def test_candidate_inputs_and_reference_come_from_the_original(tmp_path):
     assert res["ok"] is False and res["reason"] == "constant"
 
 
+def test_candidate_cannot_loosen_the_tolerance(tmp_path):
+    # an off-by-one candidate that declares a huge TOLERANCE still fails: TOLERANCE is the original's
+    src = open(task("bug_off_by_one_mask.py")).read() + "\nTOLERANCE = 10.0\n"
+    cand = tmp_path / "cand_loose.py"
+    cand.write_text(src)
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), candidate=str(cand))
+    assert res["ok"] is False and res["reason"] == "tolerance"
+
+
 def test_kernelbench_uses_the_same_weights(tmp_path):
     # a ModelNew that ignores the copied weights (keeps its zeros) fails
     src = open(task("kb_scale.py")).read().replace(
@@ -99,9 +115,22 @@ def test_check_verb_through_the_child():
     assert len(obj["cases"]) == 3
 
 
-def test_cuda_device_without_gpu_is_no_gpu():
-    r = harness("check", "--task", task("add.py"), "--device", "cuda")
-    assert r.json["ok"] is False and r.json["error_kind"] == "no_gpu"
+def test_check_task_after_triton_was_imported_without_the_interpreter():
+    # check_task is a library function: the caller may have imported triton
+    # (so tl.standard is made of JITFunctions) before asking for the CPU.
+    import os
+    import subprocess
+    import sys
+
+    from conftest import PYDIR
+    code = ("import triton, triton.language as tl\n"
+            "from tritondx_harness.check import check_task\n"
+            f"r = check_task({task('sigmoid_cdiv.py')!r}, seeds=(0,))\n"
+            "print('RESULT', r['ok'], r['error'])\n")
+    env = dict(os.environ, PYTHONPATH=PYDIR, CUDA_VISIBLE_DEVICES="")
+    env.pop("TRITON_INTERPRET", None)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert "RESULT True None" in p.stdout, p.stdout + p.stderr
 
 
 # ---- the rules on their own

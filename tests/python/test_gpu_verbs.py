@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from conftest import harness, task
+from conftest import task
 from tritondx_harness import ceilings, ncu, stats, timing
 from tritondx_harness.taskload import load_task
 
@@ -123,11 +123,25 @@ def test_ncu_command_lines():
     ["ncu", "--task", task("add.py")],
     ["launch", "--task", task("add.py")],
     ["capture", "--mode", "jit", "--task", task("add.py")],
+    ["check", "--device", "cuda", "--task", task("add.py")],
 ])
-def test_gpu_verbs_say_no_gpu(argv, tmp_path):
+def test_gpu_verbs_say_no_gpu(argv, tmp_path, monkeypatch):
+    # in process, with CUDA reported absent whatever this machine has
+    from tritondx_harness.__main__ import dispatch
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     if argv[0] == "ceilings":
         argv = argv + ["--cache", str(tmp_path)]
-    r = harness(*argv)
-    assert r.returncode == 0
-    obj = json.loads(r.stdout)
+    obj = dispatch(argv)
     assert obj["ok"] is False and obj["error_kind"] == "no_gpu", obj
+    assert obj["verb"] == argv[0]
+    json.dumps(obj)
+
+
+def test_unknown_metrics_are_named_from_ncu_errors():
+    asked = list(ncu.METRICS.values())
+    msg = ("==ERROR== Failed to find metric smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio\n"
+           "==ERROR== An error occurred while trying to profile.")
+    assert ncu.unknown_metrics(msg, asked) == ["smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio"]
+    assert ncu.unknown_metrics("all good", asked) == []
+    raw = ncu.ncu_command("ncu", ["k"], ["python3"], "raw", 1, ["a.sum", "b.sum"])
+    assert raw[raw.index("--metrics") + 1] == "a.sum,b.sum"

@@ -51,3 +51,46 @@ def test_identical_launches_are_one_compile():
     assert len(launches) == 2
     (s,) = kernel_specs_from_launches(launches, target_for("aot"))
     assert s.launch_count == 2
+
+
+def test_jit_listener_path_rebuilds_the_same_spec():
+    # --mode jit builds specs from knobs.compilation.listener; an AOT compile
+    # fires the same listener, so the plumbing is checked here without a GPU.
+    import triton
+    from triton.compiler import ASTSource
+
+    from tritondx_harness.compile import kernel_specs_from_jit
+
+    with interpreter(False):
+        mod = load_task(task("scale_rows.py")).module
+    base = torch.zeros(64, 64, dtype=torch.float16)
+    w = torch.zeros(64, dtype=torch.float16)
+    aot = _spec(mod.scale_rows, (base, w, base, 64, 64, 1), {"BLOCK": 64, "num_warps": 2})
+    tgt = target_for("aot")
+
+    def run():
+        triton.compile(ASTSource(aot.fn, aot.signature, aot.constexprs, aot.attrs), target=tgt,
+                       options=aot.options.__dict__)
+
+    (jit,) = kernel_specs_from_jit(run, target=tgt)
+    assert jit.fn is aot.fn
+    assert jit.signature == aot.signature
+    assert jit.constexprs == aot.constexprs
+    assert jit.attrs == aot.attrs
+    assert jit.options.num_warps == 2 and jit.options.num_stages == aot.options.num_stages
+
+
+def test_autotune_config_matching():
+    import triton
+
+    from tritondx_harness.compile import matches_config
+    with interpreter(False):
+        mod = load_task(task("tuned_add.py")).module
+    x = torch.zeros(4096)
+    with record_launches(1) as launches:
+        mod.launch(x, x)
+    (s,) = kernel_specs_from_launches(launches, target_for("aot"))
+    assert matches_config(s, triton.Config({"BLOCK": 128}, num_warps=4, num_stages=3))
+    assert not matches_config(s, triton.Config({"BLOCK": 256}, num_warps=8, num_stages=2))
+    assert not matches_config(s, triton.Config({"BLOCK": 128}, num_warps=8, num_stages=3))
+    assert not matches_config(s, triton.Config({"NOPE": 1}, num_warps=4, num_stages=3))
