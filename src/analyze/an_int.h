@@ -19,6 +19,8 @@ size_t tdx_an__ptx_count(const tdx_ir_kernel *k, tdx_ir_ptx_class cls);
 /* Evidence lines: "  ttgir:12: <op text>", "  ptx:80: <instruction>". */
 void tdx_an__ev_op(tdx_buf *b, const char *stage, const tdx_ir_op *op);
 void tdx_an__ev_ptx(tdx_buf *b, const tdx_ir_ptx_insn *in);
+/* Evidence lines for the compile's remarks at a source line. */
+void tdx_an__ev_remarks(tdx_buf *b, const tdx_an_kernel *k, int line);
 /* Spill bytes (stores + loads) from ptxas -v, 0 when unknown. */
 int tdx_an__spills(const tdx_ir_kernel *k);
 

@@ -42,6 +42,14 @@ typedef struct tdx_an_arg {
     const char *str;    /* a string constexpr's value ("ieee"), else NULL */
 } tdx_an_arg;
 
+/* One MLIR diagnostic the compile printed (MLIR_ENABLE_DIAGNOSTICS=remarks):
+ * e.g. "MMA version 3 acceleration not applied ..." at the dot's line. */
+typedef struct tdx_an_remark {
+    int line, col;
+    const char *kind;    /* "remark", "note", "warning" */
+    const char *message;
+} tdx_an_remark;
+
 /* One captured kernel: its launch facts and its parsed, joined IR. */
 typedef struct tdx_an_kernel {
     const char *name;
@@ -51,6 +59,8 @@ typedef struct tdx_an_kernel {
     tdx_an_arg *args;
     size_t nargs;
     tdx_ir_kernel *ir;  /* owned by the capture */
+    tdx_an_remark *remarks; /* in the kernel's own file, in order */
+    size_t nremarks;
 } tdx_an_kernel;
 
 /* The kernels of one capture (as launched, or one counterfactual). */

@@ -89,6 +89,7 @@ static void rule_scalar(l2ctx *c)
         tdx_buf_init(&ev, 0);
         tdx_an__ev_op(&ev, "ttgir", m->op);
         tdx_an__ev_ptx(&ev, in);
+        tdx_an__ev_remarks(&ev, c->k, m->loc.site.line);
         tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
         tdx_buf_free(&ev);
     }
@@ -170,6 +171,7 @@ static void rule_dot(l2ctx *c)
         tdx_an__ev_op(&ev, "ttgir", d->op);
         tdx_buf_printf(&ev, "  ptx: %d %s instructions, %zu wgmma\n", d->ptx_count,
                        p == TDX_IR_DOT_MMA ? "mma.sync" : "fma.rn.f32", tdx_an__ptx_count(k, TDX_PTX_WGMMA));
+        tdx_an__ev_remarks(&ev, c->k, d->loc.site.line);
         tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
         tdx_buf_free(&ev);
     }

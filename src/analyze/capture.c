@@ -165,6 +165,30 @@ static void def_site(tdx_an_kernel *k)
         k->file = fn->op->loc.site.file;
 }
 
+// The compile's remarks, those in the kernel's own file.
+static tdx_status read_remarks(tdx_an_capture *c, tdx_an_kernel *k, json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    if (!n)
+        return TDX_OK;
+    k->remarks = tdx_arena_alloc(&c->arena, n * sizeof *k->remarks);
+    if (!k->remarks)
+        return TDX_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(arr, i);
+        const char *file = json_string_value(json_object_get(r, "file"));
+        const char *msg = json_string_value(json_object_get(r, "message"));
+        if (!msg || (file && k->file && strcmp(file, k->file) != 0))
+            continue;
+        tdx_an_remark *m = &k->remarks[k->nremarks++];
+        m->line = jint(r, "line", 0);
+        m->col = jint(r, "col", 0);
+        m->kind = jstr(&c->arena, r, "kind");
+        m->message = tdx_arena_strdup(&c->arena, msg);
+    }
+    return TDX_OK;
+}
+
 tdx_status tdx_an_capture_from_json(tdx_an_capture *c, json_t *reply, tdx_diags *diags)
 {
     json_t *ks = json_object_get(reply, "kernels");
@@ -182,6 +206,8 @@ tdx_status tdx_an_capture_from_json(tdx_an_capture *c, json_t *reply, tdx_diags 
         k->num_warps = jint(e, "num_warps", 0);
         k->num_stages = jint(e, "num_stages", 0);
         tdx_status st = read_args(c, k, e);
+        if (!st)
+            st = read_remarks(c, k, json_object_get(e, "remarks"));
         if (st)
             return st;
         json_t *art = json_object_get(e, "artifacts");
@@ -251,6 +277,7 @@ tdx_status tdx_an_capture_run(const tdx_an_env *env, const char *task, const cha
     argv[n++] = env && env->mode ? env->mode : "aot";
     argv[n++] = "--out";
     argv[n++] = out;
+    argv[n++] = "--remarks"; /* one compile either way; remarks are evidence */
     for (size_t i = 0; args && args[i] && n < 31; i++)
         argv[n++] = args[i];
     argv[n] = NULL;

@@ -87,6 +87,7 @@ static void side(tdx_buf *ev, const tdx_an_plan *p, const tdx_an_kernel *k, cons
     case TDX_AN_PRED_NONE:
         break;
     }
+    tdx_an__ev_remarks(ev, k, p->line);
 }
 
 int tdx_an_check(const tdx_an_plan *p, const tdx_an_kernel *before, const tdx_an_kernel *after,

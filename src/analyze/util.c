@@ -105,3 +105,11 @@ int tdx_an__spills(const tdx_ir_kernel *k)
 {
     return k->res ? k->res->spill_stores + k->res->spill_loads : 0;
 }
+
+void tdx_an__ev_remarks(tdx_buf *b, const tdx_an_kernel *k, int line)
+{
+    for (size_t i = 0; k && i < k->nremarks; i++)
+        if (k->remarks[i].line == line)
+            tdx_buf_printf(b, "  %s: %.200s\n", k->remarks[i].kind ? k->remarks[i].kind : "remark",
+                           k->remarks[i].message);
+}
