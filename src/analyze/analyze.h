@@ -136,7 +136,7 @@ typedef struct tdx_an_plan {
     char args[4][160];      /* harness arguments, args[0][0] == 0: none */
     int nargs;
     int edit_line;          /* 1-based: a source edit of this line (input precision), 0 none */
-    char edit_from[32], edit_to[32];
+    char edit_from[160], edit_to[192];
     tdx_an_predict predict;
     double gain;            /* expected speedup when the cause is removed */
 } tdx_an_plan;

@@ -282,7 +282,47 @@ static void plan_dot(const tdx_finding *f, const tdx_an_kernel *k, const char *s
 
 /* ---- loops, registers, reductions -------------------------------------------- */
 
-static void plan_loop(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *out, size_t *n, size_t max)
+// On source line `line`, the loop's `range(...)` (or `tl.range(...)`) call
+// on one line, and its rewrite asking for N pipeline stages.
+static int find_range(const char *src, size_t len, int line, tdx_an_plan *p)
+{
+    int ln = 1;
+    size_t i = 0;
+    while (i < len && ln < line)
+        if (src[i++] == '\n')
+            ln++;
+    size_t e = i;
+    while (e < len && src[e] != '\n')
+        e++;
+    for (size_t j = i; j + 6 <= e; j++) {
+        if (memcmp(src + j, "range(", 6) != 0 || (j > i && (isalnum((unsigned char)src[j - 1]) ||
+                                                           src[j - 1] == '_')))
+            continue;
+        size_t start = j >= i + 3 && memcmp(src + j - 3, "tl.", 3) == 0 ? j - 3 : j;
+        int depth = 0;
+        size_t k = j + 5;
+        for (; k < e; k++) {
+            depth += src[k] == '(';
+            depth -= src[k] == ')';
+            if (depth == 0)
+                break;
+        }
+        if (k >= e || k - start + 1 >= sizeof p->edit_from)
+            return 0;
+        size_t n = k - start + 1;
+        for (size_t q = start; q + 10 <= start + n; q++)
+            if (memcmp(src + q, "num_stages", 10) == 0)
+                return 0;
+        snprintf(p->edit_from, sizeof p->edit_from, "%.*s", (int)n, src + start);
+        snprintf(p->edit_to, sizeof p->edit_to, "tl.range(%.*s, num_stages=3)", (int)(k - j - 6), src + j + 6);
+        p->edit_line = line;
+        return 1;
+    }
+    return 0;
+}
+
+static void plan_loop(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
+                      tdx_an_plan *out, size_t *n, size_t max)
 {
     const tdx_ir_loop *lp = tdx_ir_kernel_loop_at(k->ir, f->line);
     if (!lp)
@@ -311,7 +351,7 @@ static void plan_loop(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan 
                  "left plain",
                  lp->loads);
     } else if (dots && strcmp(dots, "0") == 0) {
-        p = new_plan(out, n, max, f, "TDX307", TDX_AN_PRED_NONE);
+        p = new_plan(out, n, max, f, "TDX307", TDX_AN_PRED_PIPELINED);
         if (!p)
             return;
         snprintf(p->title, sizeof p->title, "the loop's loads feed no dot");
@@ -319,6 +359,9 @@ static void plan_loop(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan 
                  "without tl.range(..., num_stages=N) only loads that reach a tt.dot operand are pipelined; "
                  "this loop has %d load%s and no dot",
                  lp->loads, lp->loads == 1 ? "" : "s");
+        snprintf(p->change, sizeof p->change, "the loop as tl.range(..., num_stages=3)");
+        if (!src || !find_range(src, len, f->line, p))
+            p->predict = TDX_AN_PRED_NONE;
     }
 }
 
@@ -424,7 +467,7 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
         else if (strcmp(r, "TDX202") == 0)
             plan_dot(f, k, src, len, out, &n, max);
         else if (strcmp(r, "TDX203") == 0)
-            plan_loop(f, k, out, &n, max);
+            plan_loop(f, k, src, len, out, &n, max);
         else if (strcmp(r, "TDX204") == 0)
             plan_spills(f, k, out, &n, max);
         if (n > before && merge(out, n))

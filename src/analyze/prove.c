@@ -264,8 +264,10 @@ tdx_status tdx_an_explain(const tdx_an_env *env, const char *task, const char *s
     for (size_t i = 0; i < n; i++) {
         const tdx_an_plan *p = &plans[i];
         if (p->predict == TDX_AN_PRED_NONE || (!p->nargs && !p->edit_line)) {
-            tdx_an_record(l, p, -1, p->rule && strcmp(p->rule, "TDX302") == 0
+            tdx_an_record(l, p, -1, strcmp(p->rule, "TDX302") == 0
                                         ? "no ieee precision argument found at the dot to change"
+                                    : strcmp(p->rule, "TDX307") == 0
+                                        ? "no one-line range(...) found at the loop to change"
                                         : "no single launch or source change tests it",
                           NULL);
             continue;

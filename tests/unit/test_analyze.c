@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analyze/analyze.h"
@@ -166,11 +167,36 @@ static void test_l2_locations_and_cites(void **state)
     tdx_an_capture_free(&c);
 }
 
+// Exit status of `tritondx ARGS` with output discarded.
+static int cli(const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", TDX_CLI, args);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+// The commands' option handling (no compile is started on a usage error).
+static void test_cli_usage(void **state)
+{
+    (void)state;
+    assert_int_equal(cli("attribute --help"), 0);
+    assert_int_equal(cli("analyze -h"), 0);
+    assert_int_equal(cli("attribute"), 2);
+    assert_int_equal(cli("analyze a.py b.py"), 2);
+    assert_int_equal(cli("analyze --format yaml a.py"), 2);
+    assert_int_equal(cli("analyze --max-compiles 0 a.py"), 2);
+    assert_int_equal(cli("attribute --max-compiles 2 a.py"), 2); /* level 3 only */
+    assert_int_equal(cli("attribute --mode gpu a.py"), 2);
+    assert_int_equal(cli("analyze /nonexistent/task.py"), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_l2_fixtures),
         cmocka_unit_test(test_l2_locations_and_cites),
+        cmocka_unit_test(test_cli_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,14 +90,21 @@ static void test_plan_dots_loops_spills(void **state)
     expect_plan("dot_fp16_wgmma_s1", "TDX305", TDX_AN_PRED_PIPELINED, "--num-stages", "3");
     expect_plan("bigblock_spill", "TDX308", TDX_AN_PRED_NO_SPILLS, "--num-warps", "4");
     expect_plan("matmul_outer_loop", "TDX306", TDX_AN_PRED_NONE, NULL, NULL);
-    expect_plan("rowsum_loop", "TDX307", TDX_AN_PRED_NONE, NULL, NULL);
+    /* loads that feed no dot: a source edit asks the loop for stages */
+    expect_plan("rowsum_loop", "TDX307", TDX_AN_PRED_PIPELINED, NULL, NULL);
     expect_plan("colsum", "TDX309", TDX_AN_PRED_NONE, NULL, NULL);
     /* the fp32 ieee dot, its precision a constexpr: changed at the launch */
     expect_plan("dot_fp32_ieee", "TDX302", TDX_AN_PRED_DOT_TC, "--constexpr", "matmul_kernel:PRECISION=tf32");
     tdx_an_plan plans[8];
     tdx_an_capture c;
     tdx_ledger l;
-    size_t n;
+    size_t n = plan_case("rowsum_loop", plans, 8, &c, &l);
+    assert_int_equal(n, 1);
+    assert_int_equal(plans[0].edit_line, 51);
+    assert_string_equal(plans[0].edit_from, "range(0, ncols, BLOCK)");
+    assert_string_equal(plans[0].edit_to, "tl.range(0, ncols, BLOCK, num_stages=3)");
+    tdx_ledger_free(&l);
+    tdx_an_capture_free(&c);
     /* clean kernels: nothing to explain */
     const char *clean[] = {"add_v4", "dot_fp16_wgmma_s3", "dot_fp32_tf32", "layernorm", "gelu_fp16"};
     for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++) {

@@ -1,5 +1,5 @@
 /* Level 3 proofs through the real harness (part b): num_warps and wgmma,
- * num_stages and pipelining, num_warps and spills. */
+ * num_stages and pipelining, num_warps and spills, tl.range stages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,12 +46,26 @@ static void test_spills_warps(void **state)
     tdx_ledger_free(&l);
 }
 
+// A loop whose load feeds no dot: tl.range(..., num_stages=3) in the source
+// gets it pipelined.
+static void test_range_stages(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("rowloop", "TDX307", 1, &l, &cost);
+    expect_proven(f, &l, "pipelined no", "pipelined yes");
+    tdx_ledger_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_warps_wgmma),
         cmocka_unit_test(test_stages_pipelined),
         cmocka_unit_test(test_spills_warps),
+        cmocka_unit_test(test_range_stages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
