@@ -21,6 +21,10 @@ void tdx_an__ev_op(tdx_buf *b, const char *stage, const tdx_ir_op *op);
 void tdx_an__ev_ptx(tdx_buf *b, const tdx_ir_ptx_insn *in);
 /* Evidence lines for the compile's remarks at a source line. */
 void tdx_an__ev_remarks(tdx_buf *b, const tdx_an_kernel *k, int line);
+#define TDX_AN_MAX_ARGS 64
+/* OR `bit` into via[i] for every argument i of the module's first function
+ * that operand `operand` of op is computed from (through defining ops). */
+void tdx_an__args_of(const tdx_ir_module *m, const tdx_ir_op *op, size_t operand, int *via, int bit);
 /* Spill bytes (stores + loads) from ptxas -v, 0 when unknown. */
 int tdx_an__spills(const tdx_ir_kernel *k);
 

@@ -351,15 +351,79 @@ static int summarize(l2ctx *c, tdx_buf *b, const char *rule, const char *kind, c
     return n;
 }
 
+// Bytes per element: every load and store site reads or writes its
+// pointer's element once; the ideal touches each pointer argument once.
+// A pointer loaded at several lines is a re-read (a multi-pass kernel).
+typedef struct bytes_est {
+    double actual, ideal;
+    int reread;          /* a pointer argument loaded at 2+ lines */
+    char reread_text[160];
+} bytes_est;
+
+static void estimate_bytes(const tdx_ir_kernel *k, bytes_est *b)
+{
+    memset(b, 0, sizeof *b);
+    const tdx_ir_module *mod = k->ttgir ? k->ttgir : k->ttir;
+    /* In a loop the bytes per element depend on the trip count and on
+     * values carried around the loop: no static estimate. */
+    if (!mod || !mod->funcs.len || k->nloops)
+        return;
+    const tdx_ir_func *fn = mod->funcs.items[0];
+    int lines[TDX_AN_MAX_ARGS][8], nl[TDX_AN_MAX_ARGS] = {0}, ebytes[TDX_AN_MAX_ARGS] = {0};
+    int stored[TDX_AN_MAX_ARGS] = {0};
+    for (size_t i = 0; i < k->nmems; i++) {
+        const tdx_ir_mem *m = &k->mems[i];
+        int via[TDX_AN_MAX_ARGS] = {0};
+        tdx_an__args_of(mod, m->op, 0, via, 1);
+        int p = -1, np = 0;
+        for (size_t a = 0; a < fn->nargs && a < TDX_AN_MAX_ARGS; a++)
+            if (via[a] && fn->args[a].type.kind == TDX_IR_TYPE_PTR) {
+                p = (int)a;
+                np++;
+            }
+        if (np != 1 || m->elem_bits <= 0)
+            continue;
+        ebytes[p] = m->elem_bits / 8;
+        if (m->is_store) {
+            stored[p] = 1;
+            continue;
+        }
+        int seen = 0;
+        for (int j = 0; j < nl[p]; j++)
+            seen |= lines[p][j] == m->loc.site.line;
+        if (!seen && nl[p] < 8)
+            lines[p][nl[p]++] = m->loc.site.line;
+    }
+    for (size_t a = 0; a < fn->nargs && a < TDX_AN_MAX_ARGS; a++) {
+        if (!nl[a] && !stored[a])
+            continue;
+        b->ideal += ebytes[a] * ((nl[a] > 0) + stored[a]);
+        b->actual += ebytes[a] * (nl[a] + stored[a]);
+        if (nl[a] >= 2 && !b->reread) {
+            b->reread = nl[a];
+            size_t u = (size_t)snprintf(b->reread_text, sizeof b->reread_text, "%s read at lines",
+                                        fn->args[a].name + (fn->args[a].name[0] == '%'));
+            for (int j = 0; j < nl[a] && u < sizeof b->reread_text; j++)
+                u += (size_t)snprintf(b->reread_text + u, sizeof b->reread_text - u, "%s %d", j ? "," : "",
+                                      lines[a][j]);
+        }
+    }
+}
+
 // TDX206: the symptom attached to what this kernel's findings point at.
 static void rule_summary(l2ctx *c)
 {
     const tdx_ir_kernel *k = c->k->ir;
     size_t end = tdx_ledger_count(c->l);
-    if (end == c->first)
+    bytes_est be;
+    estimate_bytes(k, &be);
+    if (end == c->first && !be.reread)
         return;
     tdx_buf parts;
     tdx_buf_init(&parts, 0);
+    if (be.reread)
+        tdx_buf_printf(&parts, "%s (%.1fx the ideal bytes per element)", be.reread_text,
+                       be.ideal > 0 ? be.actual / be.ideal : 0);
     summarize(c, &parts, "TDX200", "load", "scalar loads at ");
     summarize(c, &parts, "TDX200", "store", "scalar stores at ");
     summarize(c, &parts, "TDX201", NULL, "layout conversions through shared memory at ");
@@ -383,12 +447,14 @@ static void rule_summary(l2ctx *c)
                 f->message = m;
         }
     } else {
-        char head[160];
-        if (insns)
-            snprintf(head, sizeof head, "static estimate: global accesses move %.1f of 16 bytes per instruction",
-                     bpi);
-        else
-            snprintf(head, sizeof head, "static estimate");
+        char head[200];
+        int u = snprintf(head, sizeof head, "static estimate");
+        if (be.ideal > 0)
+            u += snprintf(head + u, sizeof head - (size_t)u, ": %.0f B moved per element where %.0f B is ideal",
+                          be.actual, be.ideal);
+        if (insns && u > 0 && (size_t)u < sizeof head)
+            snprintf(head + u, sizeof head - (size_t)u, "%s global accesses move %.1f of 16 bytes per instruction",
+                     be.ideal > 0 ? ";" : ":", bpi);
         f = add(c, "TDX206", NULL, "summary", "%s", head);
         if (f) {
             char *m = tdx_arena_printf(&c->l->arena, "%s; %s", head, tdx_buf_str(&parts));
@@ -399,6 +465,10 @@ static void rule_summary(l2ctx *c)
     if (f) {
         for (size_t i = c->first; i < end; i++)
             tdx_finding_cite(c->l, f, tdx_ledger_at(c->l, i)->id);
+        if (be.ideal > 0) {
+            tdx_finding_fact(c->l, f, "bytes_per_elem", "%.0f", be.actual);
+            tdx_finding_fact(c->l, f, "ideal_bytes_per_elem", "%.0f", be.ideal);
+        }
         if (insns) {
             tdx_finding_fact(c->l, f, "bytes_per_access", "%.2f", bpi);
             tdx_finding_fact(c->l, f, "ideal_bytes_per_access", "16");

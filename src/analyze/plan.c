@@ -36,43 +36,6 @@ static void set_arg(tdx_an_plan *p, const char *a)
 
 /* ---- vectorization: which argument's missing divisibility ------------------ */
 
-enum { VIA_PTR = 1, VIA_MASK = 2 };
-
-typedef struct trace {
-    const tdx_ir_module *m;
-    const tdx_ir_func *fn;
-    const tdx_ir_op *seen[512];
-    size_t nseen;
-    int via[64]; /* per function argument */
-} trace;
-
-// Mark the function arguments value `v` is computed from.
-static void trace_value(trace *t, const char *v, int via, int depth)
-{
-    char name[128];
-    size_t n = strcspn(v, "#");
-    if (n >= sizeof name || depth > 200)
-        return;
-    memcpy(name, v, n);
-    name[n] = '\0';
-    for (size_t i = 0; i < t->fn->nargs && i < 64; i++)
-        if (strcmp(t->fn->args[i].name, name) == 0) {
-            t->via[i] |= via;
-            return;
-        }
-    const tdx_ir_op *d = tdx_ir_def(t->m, name);
-    if (!d)
-        return;
-    for (size_t i = 0; i < t->nseen; i++)
-        if (t->seen[i] == d)
-            return;
-    if (t->nseen == sizeof t->seen / sizeof t->seen[0])
-        return;
-    t->seen[t->nseen++] = d;
-    for (size_t i = 0; i < d->noperands; i++)
-        trace_value(t, d->operands[i], via, depth + 1);
-}
-
 // Plan for a scalar access: the argument whose missing tt.divisibility
 // most likely keeps vec at 1, preferring one the launch knew to be a
 // multiple of 16 but kept out of specialization.
@@ -90,21 +53,17 @@ static void plan_vec(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
     const tdx_ir_module *mod = k->ir->ttgir ? k->ir->ttgir : k->ir->ttir;
     if (!m || !mod || !mod->funcs.len)
         return;
-    trace t;
-    memset(&t, 0, sizeof t);
-    t.m = mod;
-    t.fn = mod->funcs.items[0];
+    enum { VIA_PTR = 1, VIA_MASK = 2 };
+    int via[TDX_AN_MAX_ARGS] = {0};
+    const tdx_ir_func *fn = mod->funcs.items[0];
     /* tt.load ptr, mask, other; tt.store ptr, value, mask */
-    if (m->op->noperands > 0)
-        trace_value(&t, m->op->operands[0], VIA_PTR, 0);
-    size_t mi = store ? 2 : 1;
-    if (m->op->noperands > mi)
-        trace_value(&t, m->op->operands[mi], VIA_MASK, 0);
+    tdx_an__args_of(mod, m->op, 0, via, VIA_PTR);
+    tdx_an__args_of(mod, m->op, store ? 2 : 1, via, VIA_MASK);
     int best = -1, best_score = 0;
-    for (size_t i = 0; i < t.fn->nargs && i < 64; i++) {
-        if (!t.via[i])
+    for (size_t i = 0; i < fn->nargs && i < TDX_AN_MAX_ARGS; i++) {
+        if (!via[i])
             continue;
-        const char *an = t.fn->args[i].name + (t.fn->args[i].name[0] == '%');
+        const char *an = fn->args[i].name + (fn->args[i].name[0] == '%');
         const tdx_an_arg *a = tdx_an_kernel_arg(k, an);
         if (!a || a->div16 || !a->type)
             continue;
@@ -112,7 +71,7 @@ static void plan_vec(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
         if (!ptr && a->type[0] != 'i' && a->type[0] != 'u')
             continue;
         int score = (a->dns && a->has_value && a->value % 16 == 0) ? 4
-                    : (t.via[i] & VIA_PTR) ? (ptr ? 3 : 2) : 1;
+                    : (via[i] & VIA_PTR) ? (ptr ? 3 : 2) : 1;
         if (score > best_score) {
             best_score = score;
             best = (int)i;
@@ -120,9 +79,9 @@ static void plan_vec(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
     }
     if (best < 0)
         return;
-    const char *an = t.fn->args[best].name + (t.fn->args[best].name[0] == '%');
+    const char *an = fn->args[best].name + (fn->args[best].name[0] == '%');
     const tdx_an_arg *a = tdx_an_kernel_arg(k, an);
-    int via_ptr = (t.via[best] & VIA_PTR) != 0;
+    int via_ptr = (via[best] & VIA_PTR) != 0;
     tdx_an_plan *p = new_plan(out, n, max, f, via_ptr ? "TDX300" : "TDX301", TDX_AN_PRED_VEC_UP);
     if (!p)
         return;

@@ -113,3 +113,54 @@ void tdx_an__ev_remarks(tdx_buf *b, const tdx_an_kernel *k, int line)
             tdx_buf_printf(b, "  %s: %.200s\n", k->remarks[i].kind ? k->remarks[i].kind : "remark",
                            k->remarks[i].message);
 }
+
+typedef struct trace {
+    const tdx_ir_module *m;
+    const tdx_ir_func *fn;
+    const tdx_ir_op *seen[512];
+    size_t nseen;
+    int *via;
+    int bit;
+} trace;
+
+// Mark the function arguments value `v` is computed from.
+static void trace_value(trace *t, const char *v, int depth)
+{
+    char name[128];
+    size_t n = strcspn(v, "#");
+    if (n >= sizeof name || depth > 200)
+        return;
+    memcpy(name, v, n);
+    name[n] = '\0';
+    for (size_t i = 0; i < t->fn->nargs && i < TDX_AN_MAX_ARGS; i++)
+        if (strcmp(t->fn->args[i].name, name) == 0) {
+            t->via[i] |= t->bit;
+            return;
+        }
+    const tdx_ir_op *d = tdx_ir_def(t->m, name);
+    if (!d)
+        return;
+    for (size_t i = 0; i < t->nseen; i++)
+        if (t->seen[i] == d)
+            return;
+    if (t->nseen == sizeof t->seen / sizeof t->seen[0])
+        return;
+    t->seen[t->nseen++] = d;
+    for (size_t i = 0; i < d->noperands; i++)
+        trace_value(t, d->operands[i], depth + 1);
+}
+
+void tdx_an__args_of(const tdx_ir_module *m, const tdx_ir_op *op, size_t operand, int *via, int bit)
+{
+    if (!m || !m->funcs.len || !op || operand >= op->noperands)
+        return;
+    trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return;
+    t->m = m;
+    t->fn = m->funcs.items[0];
+    t->via = via;
+    t->bit = bit;
+    trace_value(t, op->operands[operand], 0);
+    free(t);
+}

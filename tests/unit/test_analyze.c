@@ -167,6 +167,32 @@ static void test_l2_locations_and_cites(void **state)
     tdx_an_capture_free(&c);
 }
 
+// A two-pass kernel (tests/data/analyze/ir/twopass, captured from the
+// twopass.py next to it): the static estimate counts x read twice.
+static void test_l2_reread(void **state)
+{
+    (void)state;
+    tdx_an_capture c;
+    tdx_an_capture_init(&c);
+    assert_int_equal(tdx_an_capture_add_dir(&c, TDX_TEST_DATA "/analyze/ir/twopass", NULL), TDX_OK);
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    assert_int_equal(tdx_an_attribute(&c.kernels[0], NULL, &l), TDX_OK);
+    const tdx_finding *sum = NULL;
+    for (size_t i = 0; i < tdx_ledger_count(&l); i++)
+        if (strcmp(tdx_ledger_at(&l, i)->rule->id, "TDX206") == 0)
+            sum = tdx_ledger_at(&l, i);
+    assert_non_null(sum);
+    if (getenv("TDX_AN_PRINT"))
+        printf("%s\n", sum->message);
+    assert_non_null(strstr(sum->message, "static estimate: 12 B moved per element where 8 B is ideal"));
+    assert_non_null(strstr(sum->message, "x_ptr read at lines 13, 14 (1.5x the ideal bytes per element)"));
+    assert_string_equal(tdx_finding_get_fact(sum, "bytes_per_elem"), "12");
+    assert_string_equal(tdx_finding_get_fact(sum, "ideal_bytes_per_elem"), "8");
+    tdx_ledger_free(&l);
+    tdx_an_capture_free(&c);
+}
+
 // Exit status of `tritondx ARGS` with output discarded.
 static int cli(const char *args)
 {
@@ -196,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_l2_fixtures),
         cmocka_unit_test(test_l2_locations_and_cites),
+        cmocka_unit_test(test_l2_reread),
         cmocka_unit_test(test_cli_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
