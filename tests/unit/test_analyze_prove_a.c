@@ -1,5 +1,5 @@
 /* Level 3 proofs through the real harness (part a): lost divisibility,
- * an fp32 ieee dot, and a hypothesis that the compile refutes. */
+ * an fp32 ieee dot, a hypothesis that the compile refutes, the tile's M. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,12 +63,26 @@ static void test_refuted(void **state)
     tdx_ledger_free(&l);
 }
 
+// A 32-row tile with 4 warps: raising the BM constexpr to 64 gives wgmma.
+static void test_tile_m(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("tile32", "TDX304", 1, &l, &cost);
+    expect_proven(f, &l, "path mma.sync", "path wgmma");
+    assert_string_equal(tdx_finding_get_fact(f, "counterfactual"), "BM 32 -> 64");
+    tdx_ledger_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lost_divisibility),
         cmocka_unit_test(test_ieee_dot),
         cmocka_unit_test(test_refuted),
+        cmocka_unit_test(test_tile_m),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
