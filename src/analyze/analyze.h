@@ -170,15 +170,17 @@ tdx_status tdx_an_explain(const tdx_an_env *env, const char *task, const char *s
 typedef struct tdx_an_session {
     tdx_an_env env;
     char *task;          /* the task the capture is of */
+    unsigned long long src_hash; /* of its text: a rewritten task is captured again */
     tdx_an_capture base;
     int have_base;
 } tdx_an_session;
 
 void tdx_an_session_free(tdx_an_session *s);
 
-/* Capture the task as launched (once per session and task). */
-tdx_status tdx_an_session_capture(tdx_an_session *s, const char *task, tdx_dx_cost *cost, char *why,
-                                  size_t why_len, tdx_diags *diags);
+/* Capture the task as launched (once per session, task path and text;
+ * src may be NULL when the text is not at hand). */
+tdx_status tdx_an_session_capture(tdx_an_session *s, const char *task, const char *src, size_t len,
+                                  tdx_dx_cost *cost, char *why, size_t why_len, tdx_diags *diags);
 
 /* Level 2 and level 3 as tdx_dx_level_fns; ud is a tdx_an_session*. */
 tdx_status tdx_an_level2(void *ud, const char *task_path, const char *src, size_t len,

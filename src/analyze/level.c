@@ -15,12 +15,23 @@ void tdx_an_session_free(tdx_an_session *s)
     s->have_base = 0;
 }
 
-tdx_status tdx_an_session_capture(tdx_an_session *s, const char *task, tdx_dx_cost *cost, char *why,
-                                  size_t why_len, tdx_diags *diags)
+// FNV-1a of the task's text (0 when not at hand).
+static unsigned long long text_hash(const char *src, size_t len)
 {
-    if (s->have_base && s->task && strcmp(s->task, task) == 0)
+    unsigned long long h = 1469598103934665603ULL;
+    for (size_t i = 0; src && i < len; i++)
+        h = (h ^ (unsigned char)src[i]) * 1099511628211ULL;
+    return src ? h : 0;
+}
+
+tdx_status tdx_an_session_capture(tdx_an_session *s, const char *task, const char *src, size_t len,
+                                  tdx_dx_cost *cost, char *why, size_t why_len, tdx_diags *diags)
+{
+    unsigned long long h = text_hash(src, len);
+    if (s->have_base && s->task && strcmp(s->task, task) == 0 && (!src || h == s->src_hash))
         return TDX_OK;
     tdx_an_session_free(s);
+    s->src_hash = h;
     tdx_an_capture_init(&s->base);
     s->have_base = 1;
     s->task = strdup(task);
@@ -38,10 +49,9 @@ tdx_status tdx_an_level2(void *ud, const char *task_path, const char *src, size_
                          tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,
                          tdx_diags *diags)
 {
-    (void)src, (void)len;
     tdx_an_session local = {0};
     tdx_an_session *s = ud ? ud : &local;
-    tdx_status st = tdx_an_session_capture(s, task_path, cost, why, why_len, diags);
+    tdx_status st = tdx_an_session_capture(s, task_path, src, len, cost, why, why_len, diags);
     if (st)
         return st;
     /* The level 1 symptoms to attach: its warnings, the first one named. */
@@ -70,7 +80,7 @@ tdx_status tdx_an_level3(void *ud, const char *task_path, const char *src, size_
 {
     tdx_an_session local = {0};
     tdx_an_session *s = ud ? ud : &local;
-    tdx_status st = tdx_an_session_capture(s, task_path, cost, why, why_len, diags);
+    tdx_status st = tdx_an_session_capture(s, task_path, src, len, cost, why, why_len, diags);
     if (!st)
         st = tdx_an_explain(&s->env, task_path, src, len, &s->base, ledger, cost, diags);
     if (s == &local)

@@ -16,6 +16,7 @@
 
 #include "analyze/analyze.h"
 #include "base/file.h"
+#include "diagnose/levels.h"
 
 // Every fixture folder (one with a meta.json), in name order, so that a new
 // fixture without an expected file fails.
@@ -193,6 +194,19 @@ static void test_l2_reread(void **state)
     tdx_an_capture_free(&c);
 }
 
+// Diagnose runs levels 2 and 3 from this module, sharing one session.
+static void test_levels_wired(void **state)
+{
+    (void)state;
+    tdx_dx_opts o;
+    memset(&o, 0, sizeof o);
+    tdx_dx_levels_default(&o);
+    assert_true(o.levels[2].run == tdx_an_level2);
+    assert_true(o.levels[3].run == tdx_an_level3);
+    assert_non_null(o.levels[2].ud);
+    assert_ptr_equal(o.levels[2].ud, o.levels[3].ud);
+}
+
 // Exit status of `tritondx ARGS` with output discarded.
 static int cli(const char *args)
 {
@@ -223,6 +237,7 @@ int main(void)
         cmocka_unit_test(test_l2_fixtures),
         cmocka_unit_test(test_l2_locations_and_cites),
         cmocka_unit_test(test_l2_reread),
+        cmocka_unit_test(test_levels_wired),
         cmocka_unit_test(test_cli_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

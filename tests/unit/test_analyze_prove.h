@@ -25,14 +25,13 @@ static const tdx_finding *prove(const char *name, const char *rule, int max_comp
     tdx_diags d;
     tdx_diags_init(&d);
     char why[512] = "";
-    tdx_status st = tdx_an_level2(&s, task, NULL, 0, l, cost, why, sizeof why, &d);
-    if (!st) {
-        char *src = NULL;
-        size_t len = 0;
-        tdx_file_read(task, 1 << 20, &src, &len);
+    char *src = NULL;
+    size_t len = 0;
+    tdx_file_read(task, 1 << 20, &src, &len);
+    tdx_status st = tdx_an_level2(&s, task, src, len, l, cost, why, sizeof why, &d);
+    if (!st)
         st = tdx_an_level3(&s, task, src, len, l, cost, why, sizeof why, &d);
-        free(src);
-    }
+    free(src);
     if (st)
         fprintf(stderr, "%s: %s: %s\n", name, tdx_status_str(st), why);
     tdx_an_session_free(&s);
