@@ -165,6 +165,28 @@ static void def_site(tdx_an_kernel *k)
         k->file = fn->op->loc.site.file;
 }
 
+// SASS of the cubin through `nvdisasm -g -c` (instructions under their
+// source lines), when one is at hand: $TDX_NVDISASM, else nvdisasm on PATH.
+// Without it the kernel has no SASS stage and spills have no source line.
+static void add_sass(tdx_ir_kernel *ir, const char *cubin, tdx_diags *diags)
+{
+    if (!cubin)
+        return;
+    const char *exe = getenv("TDX_NVDISASM");
+    const char *argv[] = {exe && *exe ? exe : "nvdisasm", "-g", "-c", cubin, NULL};
+    tdx_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.timeout_s = 60;
+    o.stdout_cap = TDX_IR_MAX_INPUT;
+    o.stop_at_stdout_cap = 1;
+    tdx_proc_result r;
+    memset(&r, 0, sizeof r);
+    if (tdx_proc_run(&o, &r) == TDX_OK && r.exited && r.exit_status == 0 && r.out_len && !r.out_over_cap)
+        tdx_ir_kernel_add(ir, TDX_IR_SASS, r.out, r.out_len, diags);
+    tdx_proc_result_free(&r);
+}
+
 // The compile's remarks, those in the kernel's own file.
 static tdx_status read_remarks(tdx_an_capture *c, tdx_an_kernel *k, json_t *arr)
 {
@@ -219,6 +241,7 @@ tdx_status tdx_an_capture_from_json(tdx_an_capture *c, json_t *reply, tdx_diags 
             if (st && !first)
                 first = st;
         }
+        add_sass(k->ir, json_string_value(json_object_get(art, "cubin")), diags);
         const char *log = json_string_value(json_object_get(json_object_get(e, "resources"), "ptxas_log"));
         if (log)
             tdx_ir_kernel_add(k->ir, TDX_IR_PTXAS, log, strlen(log), diags);

@@ -34,15 +34,30 @@ static void test_stages_pipelined(void **state)
     tdx_ledger_free(&l);
 }
 
+// Spills; with Triton's nvdisasm at hand (TDX_NVDISASM) the SASS puts the
+// local-memory traffic at its source line.
 static void test_spills_warps(void **state)
 {
     (void)state;
+    char nvdisasm[4096] = "";
+    FILE *p = popen("python3 -c 'import triton,os;print(os.path.dirname(triton.__file__))'", "r");
+    assert_non_null(p);
+    if (fgets(nvdisasm, sizeof nvdisasm - 40, p))
+        nvdisasm[strcspn(nvdisasm, "\n")] = '\0';
+    pclose(p);
+    strcat(nvdisasm, "/backends/nvidia/bin/nvdisasm");
+    setenv("TDX_NVDISASM", nvdisasm, 1);
     tdx_ledger l;
     tdx_ledger_init(&l);
     tdx_dx_cost cost = {0};
     const tdx_finding *f = prove("bigblock", "TDX308", 1, &l, &cost);
+    unsetenv("TDX_NVDISASM");
     expect_proven(f, &l, "bytes spill stores", " 0 bytes spill stores, 0 bytes spill loads");
     assert_non_null(strstr(f->message, "-> 0 B"));
+    const tdx_finding *l2 = tdx_ledger_at(&l, (size_t)f->cites[0] - 1);
+    assert_string_equal(l2->rule->id, "TDX204");
+    assert_non_null(strstr(l2->evidence, "sass: line "));
+    assert_true(l2->line > 8); /* a line of the body, not the def */
     tdx_ledger_free(&l);
 }
 
