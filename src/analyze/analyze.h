@@ -56,6 +56,7 @@ typedef struct tdx_an_kernel {
     const char *file;   /* the kernel's source file as compiled, may be NULL */
     int line;           /* line of its def, 0 unknown */
     int num_warps, num_stages;
+    int shared;         /* bytes of shared memory the compiled kernel asks for, -1 unknown */
     tdx_an_arg *args;
     size_t nargs;
     tdx_ir_kernel *ir;  /* owned by the capture */
@@ -75,6 +76,9 @@ void tdx_an_capture_init(tdx_an_capture *c);
 void tdx_an_capture_free(tdx_an_capture *c);
 const tdx_an_kernel *tdx_an_capture_find(const tdx_an_capture *c, const char *name);
 const tdx_an_arg *tdx_an_kernel_arg(const tdx_an_kernel *k, const char *name);
+
+/* Shared memory a CTA may use on sm_90 (227 KiB, opt-in maximum). */
+#define TDX_AN_SM90_SMEM_PER_CTA 232448
 
 /* How to reach the harness. */
 typedef struct tdx_an_env {

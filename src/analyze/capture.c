@@ -227,6 +227,7 @@ tdx_status tdx_an_capture_from_json(tdx_an_capture *c, json_t *reply, tdx_diags 
         k->line = jint(e, "line", 0);
         k->num_warps = jint(e, "num_warps", 0);
         k->num_stages = jint(e, "num_stages", 0);
+        k->shared = jint(json_object_get(e, "metadata"), "shared", -1);
         tdx_status st = read_args(c, k, e);
         if (!st)
             st = read_remarks(c, k, json_object_get(e, "remarks"));
@@ -271,6 +272,7 @@ tdx_status tdx_an_capture_add_dir(tdx_an_capture *c, const char *dir, tdx_diags 
         k->file = jstr(&c->arena, meta, "file");
         k->num_warps = jint(meta, "num_warps", 0);
         k->num_stages = jint(meta, "num_stages", 0);
+        k->shared = jint(meta, "shared", -1);
         st = read_args(c, k, meta);
     }
     json_decref(meta);

@@ -254,6 +254,30 @@ static tdx_status run_plan(const tdx_an_env *env, const char *task, const char *
     return st;
 }
 
+// The change works in the IR but the kernel it gives would not launch: its
+// shared memory is over the per-CTA limit (the AOT compile does not check
+// it; the driver does at launch).
+static void record_smem(tdx_ledger *l, const tdx_an_plan *p, const tdx_finding *proof, const tdx_an_kernel *kb,
+                        const tdx_an_kernel *ka)
+{
+    tdx_finding *f = tdx_ledger_add(l, "TDX310", p->file, p->line, p->col,
+                                    "with %s the kernel needs %d B of shared memory, over the %d B a CTA may use",
+                                    p->change, ka->shared, TDX_AN_SM90_SMEM_PER_CTA);
+    if (!f)
+        return;
+    tdx_finding_set_kernel(l, f, p->kernel);
+    tdx_finding_set_hypothesis(l, f, "the fix is right but does not fit: each stage buffers whole A and B tiles, "
+                                     "so the tiles must shrink for the stages to fit");
+    char ev[256];
+    snprintf(ev, sizeof ev, "  shared: %d B as launched, %d B with %s; limit %d B per CTA on sm_90\n",
+             kb ? kb->shared : -1, ka->shared, p->change, TDX_AN_SM90_SMEM_PER_CTA);
+    tdx_finding_set_evidence(l, f, ev);
+    tdx_finding_cite(l, f, proof->id);
+    tdx_finding_fact(l, f, "shared", "%d", ka->shared);
+    tdx_finding_fact(l, f, "limit", "%d", TDX_AN_SM90_SMEM_PER_CTA);
+    f->confidence = 0.9;
+}
+
 tdx_status tdx_an_explain(const tdx_an_env *env, const char *task, const char *src, size_t len,
                           const tdx_an_capture *base, tdx_ledger *l, tdx_dx_cost *cost, tdx_diags *diags)
 {
@@ -298,8 +322,13 @@ tdx_status tdx_an_explain(const tdx_an_env *env, const char *task, const char *s
             const tdx_an_kernel *kb = tdx_an_capture_find(base, p->kernel);
             const tdx_an_kernel *ka = tdx_an_capture_find(&after, p->kernel);
             int ok = tdx_an_check(p, kb, ka, &ev, res, sizeof res);
-            tdx_an_record(l, p, ok, res, tdx_buf_str(&ev));
+            tdx_finding *f = tdx_an_record(l, p, ok, res, tdx_buf_str(&ev));
             tdx_buf_free(&ev);
+            if (f && ok && ka && ka->shared > TDX_AN_SM90_SMEM_PER_CTA) {
+                /* proven, but not a fix as it stands: the limit decides */
+                f->confidence = 0.6;
+                record_smem(l, p, f, kb, ka);
+            }
         }
         tdx_an_capture_free(&after);
     }

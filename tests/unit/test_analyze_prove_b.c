@@ -74,6 +74,26 @@ static void test_range_stages(void **state)
     tdx_ledger_free(&l);
 }
 
+// Three stages of 128x256x128 fp16 tiles pipeline, but need more shared
+// memory than a CTA may use: the limit is reported on top of the proof.
+static void test_smem_limit(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("bigtile", "TDX310", 1, &l, &cost);
+    assert_non_null(f);
+    assert_true(atoi(tdx_finding_get_fact(f, "shared")) > TDX_AN_SM90_SMEM_PER_CTA);
+    assert_int_equal(f->ncites, 1);
+    const tdx_finding *proof = tdx_ledger_at(&l, (size_t)f->cites[0] - 1);
+    assert_string_equal(proof->rule->id, "TDX305");
+    assert_string_equal(tdx_finding_get_fact(proof, "outcome"), "proven");
+    assert_true(proof->confidence < f->confidence);
+    assert_non_null(strstr(f->evidence, "limit 232448 B"));
+    tdx_ledger_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +101,7 @@ int main(void)
         cmocka_unit_test(test_stages_pipelined),
         cmocka_unit_test(test_spills_warps),
         cmocka_unit_test(test_range_stages),
+        cmocka_unit_test(test_smem_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
