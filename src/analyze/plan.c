@@ -385,6 +385,46 @@ static void plan_cvt(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
     }
 }
 
+// Where index math becomes int64: arith.extsi to i64 and i64 arguments.
+static void plan_i64(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *out, size_t *n, size_t max)
+{
+    const tdx_ir_module *mod = k->ir->ttgir ? k->ir->ttgir : k->ir->ttir;
+    if (!mod || !mod->funcs.len)
+        return;
+    char lines[96] = "", args[96] = "";
+    size_t ul = 0, ua = 0;
+    int last = -1;
+    for (size_t i = 0; i < mod->ops.len && ul + 12 < sizeof lines; i++) {
+        const tdx_ir_op *op = mod->ops.items[i];
+        const tdx_ir_type *t = tdx_ir_op_type(op);
+        if (strcmp(op->name, "arith.extsi") != 0 || !t || !t->elem || strcmp(t->elem, "i64") != 0 ||
+            op->loc.site.line == last)
+            continue;
+        last = op->loc.site.line;
+        ul += (size_t)snprintf(lines + ul, sizeof lines - ul, "%s%d", ul ? ", " : "", last);
+    }
+    const tdx_ir_func *fn = mod->funcs.items[0];
+    for (size_t i = 0; i < fn->nargs && ua + 40 < sizeof args; i++)
+        if (fn->args[i].type.elem && strcmp(fn->args[i].type.elem, "i64") == 0 &&
+            fn->args[i].type.kind == TDX_IR_TYPE_SCALAR)
+            ua += (size_t)snprintf(args + ua, sizeof args - ua, "%s%s", ua ? ", " : "",
+                                   fn->args[i].name + (fn->args[i].name[0] == '%'));
+    if (!ul && !ua)
+        return;
+    tdx_an_plan *p = new_plan(out, n, max, f, "TDX311", TDX_AN_PRED_NONE);
+    if (!p)
+        return;
+    if (ul)
+        snprintf(p->title, sizeof p->title, "indices are widened to int64 at line%s %s%s%s",
+                 strchr(lines, ',') ? "s" : "", lines, ua ? " and by the int64 argument " : "", ua ? args : "");
+    else
+        snprintf(p->title, sizeof p->title, "the int64 argument %s makes the index math 64-bit", args);
+    snprintf(p->cause, sizeof p->cause,
+             "every value computed from a widened index or an i64 argument stays i64: %s%s%s",
+             ul ? "arith.extsi to i64 (a .to(tl.int64) or a mixed-width expression)" : "",
+             ul && ua ? "; " : "", ua ? "an int argument specialized as i64" : "");
+}
+
 // Merge a plan into an earlier one with the same change on the same kernel.
 static int merge(tdx_an_plan *out, size_t n)
 {
@@ -429,6 +469,8 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
             plan_loop(f, k, src, len, out, &n, max);
         else if (strcmp(r, "TDX204") == 0)
             plan_spills(f, k, out, &n, max);
+        else if (strcmp(r, "TDX205") == 0)
+            plan_i64(f, k, out, &n, max);
         if (n > before && merge(out, n))
             n--;
     }

@@ -292,6 +292,8 @@ tdx_status tdx_an_explain(const tdx_an_env *env, const char *task, const char *s
                                         ? "no ieee precision argument found at the dot to change"
                                     : strcmp(p->rule, "TDX307") == 0
                                         ? "no one-line range(...) found at the loop to change"
+                                    : strcmp(p->rule, "TDX311") == 0
+                                        ? "read from the IR; the fix is a source change"
                                         : "no single launch or source change tests it",
                           NULL);
             continue;

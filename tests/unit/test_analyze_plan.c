@@ -93,12 +93,18 @@ static void test_plan_dots_loops_spills(void **state)
     /* loads that feed no dot: a source edit asks the loop for stages */
     expect_plan("rowsum_loop", "TDX307", TDX_AN_PRED_PIPELINED, NULL, NULL);
     expect_plan("colsum", "TDX309", TDX_AN_PRED_NONE, NULL, NULL);
+    expect_plan("index64", "TDX311", TDX_AN_PRED_NONE, NULL, NULL);
     /* the fp32 ieee dot, its precision a constexpr: changed at the launch */
     expect_plan("dot_fp32_ieee", "TDX302", TDX_AN_PRED_DOT_TC, "--constexpr", "matmul_kernel:PRECISION=tf32");
     tdx_an_plan plans[8];
     tdx_an_capture c;
     tdx_ledger l;
-    size_t n = plan_case("rowsum_loop", plans, 8, &c, &l);
+    size_t n = plan_case("index64", plans, 8, &c, &l);
+    assert_string_equal(plans[0].title, "indices are widened to int64 at lines 47, 48, 50 and by the int64 "
+                                        "argument stride");
+    tdx_ledger_free(&l);
+    tdx_an_capture_free(&c);
+    n = plan_case("rowsum_loop", plans, 8, &c, &l);
     assert_int_equal(n, 1);
     assert_int_equal(plans[0].edit_line, 51);
     assert_string_equal(plans[0].edit_from, "range(0, ncols, BLOCK)");
