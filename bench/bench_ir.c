@@ -54,6 +54,9 @@ static void unload(stages *s)
         free(s->text[i]);
 }
 
+static double join_total;
+static double *join_sec = &join_total;
+
 // Parse and join all stages once; per-stage seconds go into sec[].
 static double run_kernel(const stages *s, double *sec)
 {
@@ -67,7 +70,10 @@ static double run_kernel(const stages *s, double *sec)
         if (sec)
             sec[i] += now() - ts;
     }
+    double tj = now();
     tdx_ir_kernel_join(&k, NULL);
+    if (join_sec)
+        *join_sec += now() - tj;
     double t = now() - t0;
     tdx_ir_kernel_free(&k);
     return t;
@@ -171,16 +177,20 @@ int main(int argc, char **argv)
     for (int s = 0; s < TDX_IR_NSTAGES; s++)
         printf("  %-6s %8.1f KB  %8.1f MB/s\n", names[s], (double)bytes[s] / reps / 1024.0,
                sec[s] > 0 ? (double)bytes[s] / sec[s] / 1e6 : 0.0);
+    printf("  join   %8.3f ms per kernel\n", join_total / (n * reps) * 1e3);
+    join_total = 0;
 
     /* A synthetic kernel ten times the largest fixture: the function body,
      * the PTX entry body and the SASS listing repeated. */
     stages big;
     const stages *L = &all[largest];
-    big.text[TDX_IR_TTIR] = repeat_lines(L->text[0], L->len[0], "tt.func", "\n  } loc(", 10, &big.len[0]);
-    big.text[TDX_IR_TTGIR] = repeat_lines(L->text[1], L->len[1], "tt.func", "\n  } loc(", 10, &big.len[1]);
-    big.text[TDX_IR_PTX] = repeat_lines(L->text[2], L->len[2], "$L__func_begin0", "\tret;", 10, &big.len[2]);
-    big.text[TDX_IR_SASS] = repeat_lines(L->text[3], L->len[3], ".text.", "EXIT", 10, &big.len[3]);
-    big.text[TDX_IR_PTXAS] = repeat_lines(L->text[4], L->len[4], "", "", 1, &big.len[4]);
+    static const char *const from[TDX_IR_NSTAGES] = {"tt.func", "tt.func", "$L__func_begin0",
+                                                      ".text.", ""};
+    static const char *const to[TDX_IR_NSTAGES] = {"\n  } loc(", "\n  } loc(", "\tret;", "EXIT",
+                                                    ""};
+    for (int s = 0; s < TDX_IR_NSTAGES; s++)
+        big.text[s] = repeat_lines(L->text[s], L->len[s], from[s], to[s],
+                                   s == TDX_IR_PTXAS ? 1 : 10, &big.len[s]);
     double bsec[TDX_IR_NSTAGES] = {0};
     size_t btotal = 0;
     for (int s = 0; s < TDX_IR_NSTAGES; s++)
@@ -195,6 +205,8 @@ int main(int argc, char **argv)
     size_t ltotal = 0;
     for (int s = 0; s < TDX_IR_NSTAGES; s++)
         ltotal += L->len[s];
+    printf("  join   %8.3f ms\n", join_total / 5 * 1e3);
+    join_sec = NULL;
     printf("parse + join, all stages, median of %d:\n", reps);
     printf("  %s (%.1f KB): %.3f ms\n", strrchr(dirs[largest], '/') + 1, (double)ltotal / 1024.0,
            median_kernel(L, reps) * 1e3);

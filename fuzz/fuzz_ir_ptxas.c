@@ -1,6 +1,7 @@
-/* libFuzzer target: the ir parser for ptxas -v logs, then the join and the
- * rendering of records (text and JSON) over whatever it produced. Any input must give a
- * status, never a crash, a leak or an out-of-bounds read. */
+/* libFuzzer target: the ir parser for ptxas -v logs, then the join, and the
+ * records rendered as text, as JSON and as a diff against an empty kernel.
+ * Any input must give a status, never a crash, a leak or an out-of-bounds
+ * read. */
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     free(text);
     json_decref(j);
+    tdx_ir_kernel empty;
+    tdx_ir_kernel_init(&empty);
+    tdx_ir_kernel_join(&empty, NULL);
+    tdx_buf_init(&b, 1 << 20);
+    tdx_ir_kernel_diff(&empty, &k, &b, NULL);
+    tdx_buf_free(&b);
+    tdx_ir_kernel_free(&empty);
     tdx_diags_free(&d);
     tdx_ir_kernel_free(&k);
     return 0;

@@ -206,6 +206,8 @@ typedef enum tdx_ir_ptx_class {
     TDX_PTX_ATOM,
     TDX_PTX_LDMATRIX,
     TDX_PTX_STMATRIX,
+    TDX_PTX_SHFL,          /* shfl.sync: data moved between lanes */
+    TDX_PTX_NCLASSES
 } tdx_ir_ptx_class;
 
 typedef struct tdx_ir_ptx_insn {
@@ -301,14 +303,17 @@ typedef struct tdx_ir_mem {
     int is_store, is_async, is_tma;
     tdx_ir_srcloc loc;
     int elem_bits;        /* element of the pointee */
-    int contig;           /* TTGIR layout: elements per thread along order[0] */
+    int contig;           /* TTGIR layout: elements per thread along order[0];
+                           * cp.async copies: their contiguity attribute */
     int masked;           /* a mask operand */
     const char *cache, *evict; /* TTGIR attributes, NULL when absent */
     /* PTX at the same source line and column (line only when no column
      * matches): */
     int ptx_count;        /* instructions */
-    int ptx_vec;          /* most frequent .vN (1 scalar), 0 none found */
-    int ptx_bits;         /* bits per access of those: vec * element bits */
+    int ptx_vec;          /* most frequent .vN (1 scalar), 0 none found; elements
+                           * per access are ptx_bits / elem_bits */
+    int ptx_bits;         /* bits per access: vec * element bits (cp.async: its
+                           * copy size; TMA: 0) */
     int ptx_pred;         /* any predicated */
     const char *ptx_mods; /* cache / eviction modifiers seen, "" when none */
     /* SASS at the same source line: */
@@ -321,6 +326,7 @@ typedef struct tdx_ir_cvt {
     const tdx_ir_layout *src, *dst;
     int smem;        /* 1 goes through shared memory, 0 not, -1 unknown */
     int smem_by_ptx; /* decided by PTX shared accesses at its location */
+    int shuffles;    /* shfl.sync at its location (lanes exchange in registers) */
 } tdx_ir_cvt;
 
 typedef struct tdx_ir_dot {
@@ -331,6 +337,7 @@ typedef struct tdx_ir_dot {
     const char *a_elem;       /* "f16", "f32" */
     const char *precision;    /* inputPrecision attribute, NULL = default (ieee printed as none) */
     tdx_ir_dot_path ptx_path; /* from PTX at the same line, UNKNOWN when no PTX */
+    const char *ptx_shape;    /* "m64n128k16" from the wgmma/mma opcode, NULL otherwise */
     int ptx_count, sass_count; /* wgmma/mma/fma instructions; HGMMA/HMMA/FFMA */
 } tdx_ir_dot;
 
@@ -387,6 +394,11 @@ void tdx_ir_kernel_free(tdx_ir_kernel *k);
 /* Parse one stage's text into k (replacing an earlier one of that stage). */
 tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *text, size_t len,
                              tdx_diags *diags);
+/* Which stage a text is, from its content (the first 64 KiB): PTX has
+ * `.version`/`.entry`, SASS has hexadecimal instruction addresses in
+ * comments, a ptxas log says "ptxas", MLIR has `tt.func` (TTGIR when it
+ * mentions `ttg.` layouts or attributes). TDX_IR_NSTAGES when none fits. */
+tdx_ir_stage tdx_ir_guess_stage(const char *text, size_t len);
 /* Read dir/k.ttir, k.ttgir, k.ptx, k.sass, k.ptxas.txt (missing files are
  * skipped; at least TTGIR or PTX must be there) and join them. */
 tdx_status tdx_ir_kernel_load_dir(tdx_ir_kernel *k, const char *dir, tdx_diags *diags);
@@ -403,9 +415,26 @@ const tdx_ir_loop *tdx_ir_kernel_loop_at(const tdx_ir_kernel *k, int line);
 /* SASS instructions at a source line (0 = all) with that base opcode. */
 size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *base);
 
+/* The SASS opcodes at a source line as (base opcode, count), most frequent
+ * first (ties by name); returns how many distinct bases there are and
+ * stores up to max of them. line 0 counts the whole kernel. */
+typedef struct tdx_ir_opcount {
+    const char *base;
+    int count;
+} tdx_ir_opcount;
+size_t tdx_ir_kernel_sass_hist(const tdx_ir_kernel *k, int line, tdx_ir_opcount *out, size_t max);
+
 /* Render the records, one per line, in the format of tests/data/ir/ * /expected.txt
  * (`load line=19 vec=4 ...`), for reports and tests. */
 tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *out);
+
+/* What changed from kernel a to kernel b (a counterfactual compile): one
+ * line per changed record, `load line=18 col=16 name=x: vec 1 -> 4, ...`,
+ * `- kind ...` for records only a has, `+ kind ...` for those only b has,
+ * and `res: regs 236 -> 206` for resources. Records pair by kind, line,
+ * column and order. *nchanges (may be NULL) gets the number of lines. */
+tdx_status tdx_ir_kernel_diff(const tdx_ir_kernel *a, const tdx_ir_kernel *b, tdx_buf *out,
+                              size_t *nchanges);
 
 /* The same records as JSON (jansson): {"name", "file", "num_warps", ...,
  * "resources": {...}, "records": [{"kind": "load", "loc": {file, line, col,

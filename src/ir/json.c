@@ -107,6 +107,7 @@ json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k)
         set_str(o, "src", c->src ? c->src->text : NULL);
         set_str(o, "dst", c->dst ? c->dst->text : NULL);
         set_int(o, "smem", c->smem);
+        set_int(o, "shuffles", c->shuffles);
         set_str(o, "decided_by", c->smem_by_ptx ? "ptx" : "layout");
         json_array_append_new(recs, o);
     }
@@ -121,6 +122,7 @@ json_t *tdx_ir_kernel_to_json(const tdx_ir_kernel *k)
         set_str(o, "a_elem", d->a_elem);
         set_str(o, "input_precision", d->precision);
         set_str(o, "ptx_path", tdx_ir_dot_path_str(d->ptx_path));
+        set_str(o, "ptx_shape", d->ptx_shape);
         set_int(o, "ptx_count", d->ptx_count);
         set_int(o, "sass_count", d->sass_count);
         json_array_append_new(recs, o);

@@ -55,6 +55,34 @@ tdx_status tdx_ir_kernel_add(tdx_ir_kernel *k, tdx_ir_stage stage, const char *t
     return st;
 }
 
+// 1 when needle occurs in s[0..n).
+static int has(const char *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (const char *p = s; n >= k && (p = memchr(p, needle[0], (size_t)(s + n - p - (k - 1))));
+         p++)
+        if (memcmp(p, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+// Guess a stage from its content (see ir.h).
+tdx_ir_stage tdx_ir_guess_stage(const char *text, size_t len)
+{
+    size_t n = len < 65536 ? len : 65536;
+    if (!text)
+        return TDX_IR_NSTAGES;
+    if (has(text, n, "tt.func"))
+        return has(text, n, "ttg.") || has(text, n, "triton_gpu.") ? TDX_IR_TTGIR : TDX_IR_TTIR;
+    if (has(text, n, ".version") && (has(text, n, ".entry") || has(text, n, ".target")))
+        return TDX_IR_PTX;
+    if (has(text, n, "ptxas"))
+        return TDX_IR_PTXAS;
+    if (has(text, n, "/*0000*/") || has(text, n, "//## File") || has(text, n, "Function : "))
+        return TDX_IR_SASS;
+    return TDX_IR_NSTAGES;
+}
+
 // Read a fixture-style folder of stage files and join them.
 tdx_status tdx_ir_kernel_load_dir(tdx_ir_kernel *k, const char *dir, tdx_diags *diags)
 {
@@ -180,7 +208,8 @@ static void range(const ent *e, size_t n, int line, size_t *lo, size_t *hi)
 typedef struct ptx_match {
     int count, pred, bits, bytes;
     int vec_hist[9];
-    int cls_count[TDX_PTX_STMATRIX + 1];
+    int cls_count[TDX_PTX_NCLASSES];
+    const char *first[TDX_PTX_NCLASSES]; /* opcode of the first match per class */
     char mods[128];
 } ptx_match;
 
@@ -248,7 +277,8 @@ static void ptx_at(const tdx_ir_kernel *k, int line, int col, int widen,
             if (!ok || (want_col && k->index->ptx[e].col != want_col))
                 continue;
             m->count++;
-            m->cls_count[in->cls]++;
+            if (!m->cls_count[in->cls]++)
+                m->first[in->cls] = in->opcode;
             m->pred |= in->pred != NULL;
             m->vec_hist[in->vec <= 8 ? in->vec : 8]++;
             if (!m->bits || in->bits)
@@ -397,16 +427,20 @@ static void cvt_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         /* A conversion through shared memory stores and loads shared memory
          * at its own location (ConvertLayoutOpToLLVM). */
         static const tdx_ir_ptx_class sh[] = {TDX_PTX_ST_SHARED, TDX_PTX_LD_SHARED,
-                                              TDX_PTX_STMATRIX, TDX_PTX_LDMATRIX};
+                                              TDX_PTX_STMATRIX, TDX_PTX_LDMATRIX, TDX_PTX_SHFL};
         ptx_match m;
         /* Only its own column: a reduction on the same line also uses
          * shared memory. */
-        ptx_at(k, r->loc.site.line, r->loc.site.col, 0, sh, 4, &m);
-        r->smem = m.count > 0;
+        ptx_at(k, r->loc.site.line, r->loc.site.col, 0, sh, 5, &m);
+        r->shuffles = m.cls_count[TDX_PTX_SHFL];
+        r->smem = m.count > r->shuffles;
         r->smem_by_ptx = 1;
     } else if (r->src && r->dst) {
-        /* Without PTX: blocked→blocked with the same warps and order can move
-         * data within a warp (shuffles); other pairs go through shared memory. */
+        /* Without PTX, from the layouts: a different order or warp split
+         * moves data across warps, which only shared memory can do. A change
+         * of lanes or registers within the same warps stays in registers:
+         * Triton 3.6 lowers it to warp shuffles (the dot_fp32_ieee fixture:
+         * blocked [2,16] → [4,8] lanes, 8 shfl.sync and no shared access). */
         int td;
         if (r->src->kind == TDX_IR_LAYOUT_BLOCKED && r->dst->kind == TDX_IR_LAYOUT_BLOCKED &&
             same_blocked(r->src, r->dst, &td))
@@ -464,6 +498,18 @@ static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
         r->ptx_path = TDX_IR_DOT_FMA;
         r->ptx_count = m.cls_count[TDX_PTX_FMA_F32];
     }
+    /* The instruction shape PTX spells: ".m64n128k16". */
+    const char *opc = r->ptx_path == TDX_IR_DOT_WGMMA ? m.first[TDX_PTX_WGMMA]
+                      : r->ptx_path == TDX_IR_DOT_MMA ? m.first[TDX_PTX_MMA]
+                                                      : NULL;
+    for (const char *d = opc ? strchr(opc, '.') : NULL; d; d = strchr(d + 1, '.')) {
+        size_t n = strcspn(d + 1, ".");
+        if (n >= 5 && d[1] == 'm' && d[2] >= '0' && d[2] <= '9' && memchr(d + 1, 'n', n) &&
+            memchr(d + 1, 'k', n)) {
+            r->ptx_shape = tdx_arena_strndup(&k->arena, d + 1, n);
+            break;
+        }
+    }
     static const char *const sb[] = {"HGMMA", "HMMA", "FFMA"};
     const char *const *pick = r->ptx_path == TDX_IR_DOT_WGMMA ? sb
                               : r->ptx_path == TDX_IR_DOT_MMA ? sb + 1
@@ -475,8 +521,7 @@ static void dot_record(tdx_ir_kernel *k, const tdx_ir_op *op, tdx_ptrvec *out)
 
 // Walk a loop body, not descending into nested loops, counting what the
 // pipeliner leaves behind.
-static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_op *op,
-                      tdx_ir_loop *r, int top)
+static void loop_walk(const tdx_ir_module *m, const tdx_ir_op *op, tdx_ir_loop *r)
 {
     for (size_t g = 0; g < op->nregions; g++)
         for (size_t i = 0; i < op->regions[g].nops; i++) {
@@ -506,9 +551,8 @@ static void loop_walk(const tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_
                     rt && t->rank == rt->rank + 1 && t->shape[0] > r->bufs)
                     r->bufs = (int)t->shape[0];
             }
-            loop_walk(k, m, c, r, 0);
+            loop_walk(m, c, r);
         }
-    (void)top;
 }
 
 // An scf.for record: nesting, and what the pipeliner did to its body.
@@ -522,7 +566,7 @@ static void loop_record(tdx_ir_kernel *k, const tdx_ir_module *m, const tdx_ir_o
     r->loc = op->loc;
     for (const tdx_ir_op *p = op->parent; p; p = p->parent)
         r->depth += is_op(p, "scf.for") || is_op(p, "scf.while");
-    loop_walk(k, m, op, r, 1);
+    loop_walk(m, op, r);
     r->pipelined = r->async_copies > 0 && r->waits > 0;
     if (r->bufs < 1)
         r->bufs = 1;
@@ -574,7 +618,12 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
         k->threads_per_warp = m->threads_per_warp;
         k->num_ctas = m->num_ctas;
         k->file = m->kernel_file;
-        if (m->funcs.len)
+        for (size_t i = 0; i < m->funcs.len && !k->name; i++) {
+            const tdx_ir_func *f = m->funcs.items[i];
+            if (f->op && f->op->text && strstr(f->op->text, "tt.func public"))
+                k->name = f->name;
+        }
+        if (!k->name && m->funcs.len)
             k->name = ((tdx_ir_func *)m->funcs.items[0])->name;
     }
     if (!k->name && k->ptx)
@@ -646,6 +695,19 @@ tdx_status tdx_ir_kernel_join(tdx_ir_kernel *k, tdx_diags *diags)
     FINISH(loops, loops, nloops, tdx_ir_loop);
     FINISH(i64s, i64s, ni64s, tdx_ir_i64);
     FINISH(locals, locals, nlocals, tdx_ir_local);
-    (void)diags;
+    /* Stages whose lines never name the kernel's file were compiled from
+     * another source (or without line info): their facts are left out. */
+    size_t placed = 0;
+    for (size_t i = 0; i < k->index->nptx; i++)
+        placed += k->index->ptx[i].line > 0;
+    if (diags && k->ptx && k->ptx->ninsns && !placed)
+        tdx_diags_add(diags, TDX_SEV_WARNING, k->file, 0, 0,
+                      "ptx: no instruction maps to a line of the kernel's file");
+    placed = 0;
+    for (size_t i = 0; i < k->index->nsass; i++)
+        placed += k->index->sass[i].line > 0;
+    if (diags && k->sass && k->sass->ninsns && !placed)
+        tdx_diags_add(diags, TDX_SEV_WARNING, k->file, 0, 0,
+                      "sass: no instruction maps to a line of the kernel's file");
     return TDX_OK;
 }

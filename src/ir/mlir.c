@@ -11,7 +11,7 @@
 
 #include "ir/ir_int.h"
 
-#define MAX_OPS ((size_t)4 << 20)
+#define MAX_OPS ((size_t)1 << 19) /* real kernels have thousands */
 
 struct tdx_ir_defmap {
     const char **keys;
@@ -369,7 +369,7 @@ static void parse_func(mp *p, tdx_ir_op *op, const char *s, size_t n)
 }
 
 // Split the op's head text into its parts.
-static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
+static void digest(mp *p, tdx_ir_op *op, size_t idx, int has_regions, const char *h, size_t hn)
 {
     tdx_ir__trim(&h, &hn);
     op->text = tdx_arena_strndup(p->a, h, hn);
@@ -401,8 +401,25 @@ static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
     }
     const char *b = rest + k;
     size_t bn = rn - k;
-    /* The trailing location: the last top-level "loc(" that starts a word. */
+    /* The trailing location: the last top-level "loc(" that starts a word.
+     * The printer puts it last, so first try the last " loc(" whose
+     * parenthesis closes at the very end; else scan forward. */
     size_t off = 0, last = bn;
+    {
+        size_t e = bn;
+        while (e && (b[e - 1] == ' ' || b[e - 1] == '\t' || b[e - 1] == '\r'))
+            e--;
+        for (size_t i = e >= 5 ? e - 5 : 0; e >= 5 && e && b[e - 1] == ')'; i--) {
+            if (b[i] == ' ' && memcmp(b + i + 1, "loc(", 4) == 0 &&
+                tdx_ir__match(b, i + 4, e) == e - 1) {
+                last = i + 1;
+                off = bn; /* found: no forward scan */
+                break;
+            }
+            if (i == 0 || e - i > 4096)
+                break;
+        }
+    }
     while (off < bn) {
         size_t j = tdx_ir__find_top(b + off, bn - off, "loc(");
         if (j >= bn - off)
@@ -430,8 +447,8 @@ static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
     }
     /* Custom-form regions sit at the end of the head ("-> (T) {}"): the
      * types end before them. Generic-form regions are inside parentheses. */
-    size_t body_end = tdx_ir__find_top(b, bn, "{}");
-    bn = body_end;
+    if (has_regions)
+        bn = tdx_ir__find_top(b, bn, "{}");
     size_t colon = tdx_ir__find_top(b, bn, " : ");
     size_t pre = bn;
     if (colon < bn) {
@@ -458,8 +475,10 @@ static void digest(mp *p, tdx_ir_op *op, size_t idx, const char *h, size_t hn)
         pre = arrow;
     }
     scan_operands(p, op, b, pre);
-    scan_attrs(p, op, b, pre);
-    scan_bare_attrs(p, op, b, pre);
+    if (memchr(b, '{', pre))
+        scan_attrs(p, op, b, pre);
+    if (memchr(b, '=', pre))
+        scan_bare_attrs(p, op, b, pre);
 }
 
 static void parse_block(mp *p, tdx_ir_region *r, tdx_ir_op *parent, int depth);
@@ -530,7 +549,7 @@ static tdx_ir_op *parse_op(mp *p, tdx_ir_op *parent, int depth)
         if (p->i < p->n && p->s[p->i] == '}')
             p->i++;
     }
-    digest(p, op, idx, tdx_buf_str(&head), head.len);
+    digest(p, op, idx, regions.len > 0, tdx_buf_str(&head), head.len);
     tdx_buf_free(&head);
     if (regions.len) {
         op->regions = tdx_arena_alloc(p->a, regions.len * sizeof *op->regions);
@@ -737,12 +756,16 @@ tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx
             break;
         }
     }
-    /* The kernel's own file is where its first function is. */
-    for (size_t i = 0; i < m->ops.len && !m->kernel_file; i++) {
-        const tdx_ir_op *op = m->ops.items[i];
-        if (op->name && strcmp(op->name, "tt.func") == 0) {
+    /* The kernel's own file is where its public function is (noinline
+     * helpers are private and may be printed first); else the first one. */
+    for (size_t i = 0; i < 2 * m->ops.len && !m->kernel_file; i++) {
+        const tdx_ir_op *op = m->ops.items[i % m->ops.len];
+        int want_public = i < m->ops.len;
+        if (op->name && strcmp(op->name, "tt.func") == 0 &&
+            (!want_public || (op->text && strstr(op->text, "tt.func public")))) {
             tdx_ir_srcloc sl;
-            tdx_ir__loc_resolve(&p.locs, i < p.opnodes.len ? p.opnodes.items[i] : NULL, NULL, &sl);
+            size_t j = i % m->ops.len;
+            tdx_ir__loc_resolve(&p.locs, j < p.opnodes.len ? p.opnodes.items[j] : NULL, NULL, &sl);
             if (sl.nframes)
                 m->kernel_file = sl.frames[0].file;
         }

@@ -10,7 +10,7 @@
 
 #include "ir/ir_int.h"
 
-#define MAX_INSNS ((size_t)8 << 20)
+#define MAX_INSNS ((size_t)2 << 20)
 
 typedef struct pp {
     tdx_arena *a;
@@ -122,6 +122,8 @@ static void classify(tdx_ir_ptx_insn *in)
         in->cls = TDX_PTX_LDMATRIX;
     } else if (BASE("stmatrix")) {
         in->cls = TDX_PTX_STMATRIX;
+    } else if (BASE("shfl")) {
+        in->cls = TDX_PTX_SHFL;
     }
 #undef BASE
 }

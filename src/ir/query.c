@@ -1,6 +1,7 @@
 /* Queries on a joined kernel, and the one-record-per-line rendering used by
  * reports and by the fixture tests (tests/data/ir/<case>/expected.txt). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir_int.h"
@@ -84,6 +85,53 @@ size_t tdx_ir_kernel_sass_count(const tdx_ir_kernel *k, int line, const char *ba
     return tdx_ir_sass_count(k->sass, line, base);
 }
 
+// Most frequent first, then by name.
+static int cmp_opcount(const void *a, const void *b)
+{
+    const tdx_ir_opcount *x = a, *y = b;
+    if (x->count != y->count)
+        return y->count - x->count;
+    return strcmp(x->base, y->base);
+}
+
+// Opcode histogram at a line (see ir.h); distinct bases are few, so a
+// linear table is enough.
+size_t tdx_ir_kernel_sass_hist(const tdx_ir_kernel *k, int line, tdx_ir_opcount *out, size_t max)
+{
+    if (!k->sass)
+        return 0;
+    size_t cap = 64, n = 0;
+    tdx_ir_opcount *t = malloc(cap * sizeof *t);
+    if (!t)
+        return 0;
+    for (size_t i = 0; i < k->sass->ninsns; i++) {
+        const tdx_ir_sass_insn *in = &k->sass->insns[i];
+        if (line && in->line != line)
+            continue;
+        size_t j = 0;
+        while (j < n && strcmp(t[j].base, in->base) != 0)
+            j++;
+        if (j == n) {
+            if (n == cap) {
+                tdx_ir_opcount *g = realloc(t, 2 * cap * sizeof *t);
+                if (!g)
+                    break;
+                t = g;
+                cap *= 2;
+            }
+            t[n].base = in->base;
+            t[n].count = 0;
+            n++;
+        }
+        t[j].count++;
+    }
+    qsort(t, n, sizeof *t, cmp_opcount);
+    for (size_t i = 0; out && i < n && i < max; i++)
+        out[i] = t[i];
+    free(t);
+    return n;
+}
+
 // "-" for a missing string.
 static const char *or_dash(const char *s)
 {
@@ -132,8 +180,9 @@ tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b)
     }
     for (size_t i = 0; i < k->ncvts && !st; i++) {
         const tdx_ir_cvt *r = &k->cvts[i];
-        st = tdx_buf_printf(b, "cvt line=%d col=%d src=%s dst=%s smem=%d by=%s\n", r->loc.site.line,
-                            r->loc.site.col, layout_name(r->src), layout_name(r->dst), r->smem,
+        st = tdx_buf_printf(b, "cvt line=%d col=%d src=%s dst=%s smem=%d shfl=%d by=%s\n",
+                            r->loc.site.line, r->loc.site.col, layout_name(r->src),
+                            layout_name(r->dst), r->smem, r->shuffles,
                             r->smem_by_ptx ? "ptx" : "layout");
     }
     for (size_t i = 0; i < k->ndots && !st; i++) {
@@ -144,11 +193,12 @@ tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b)
         else if (r->ninstr == 2)
             snprintf(instr, sizeof instr, "%dx%d", r->instr[0], r->instr[1]);
         st = tdx_buf_printf(b,
-                            "dot line=%d col=%d path=%s instr=%s a=%s prec=%s ptx=%s n=%d "
-                            "sass=%d\n",
+                            "dot line=%d col=%d path=%s instr=%s a=%s prec=%s ptx=%s pshape=%s "
+                            "n=%d sass=%d\n",
                             r->loc.site.line, r->loc.site.col, tdx_ir_dot_path_str(r->path), instr,
                             or_dash(r->a_elem), or_dash(r->precision),
-                            tdx_ir_dot_path_str(r->ptx_path), r->ptx_count, r->sass_count);
+                            tdx_ir_dot_path_str(r->ptx_path), or_dash(r->ptx_shape), r->ptx_count,
+                            r->sass_count);
     }
     for (size_t i = 0; i < k->nloops && !st; i++) {
         const tdx_ir_loop *r = &k->loops[i];

@@ -11,7 +11,7 @@
 
 #include "ir/ir_int.h"
 
-#define MAX_INSNS ((size_t)8 << 20)
+#define MAX_INSNS ((size_t)2 << 20)
 
 typedef struct sp {
     tdx_arena *a;

@@ -125,6 +125,7 @@ static void check_case(void **state)
     for (size_t i = 0; i < d.len; i++)
         print_message("%s: diag: %s\n", dir, d.items[i].msg);
     assert_int_equal(st, TDX_OK);
+    assert_int_equal(d.len, 0); /* real compiler output parses without a word */
     assert_non_null(k.ttir);
     assert_non_null(k.ttgir);
     assert_non_null(k.ptx);
@@ -190,10 +191,13 @@ int main(void)
     while ((e = readdir(dp)) && n < 256) {
         if (e->d_name[0] == '.' || strcmp(e->d_name, "kernels") == 0)
             continue;
-        char p[4096];
+        /* A case is a folder with the meta.json gen.py writes (so that a
+         * stray __pycache__ is not one); its expected.txt must exist. */
+        char p[4096], meta[4200];
         struct stat sb;
         snprintf(p, sizeof p, "%s/%s", root, e->d_name);
-        if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+        snprintf(meta, sizeof meta, "%s/meta.json", p);
+        if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && stat(meta, &sb) == 0)
             dirs[n++] = strdup(p);
     }
     closedir(dp);

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <stdio.h>
 
+#include "base/file.h"
 #include "ir/ir.h"
 
 // The nth op with a name, in pre-order.
@@ -401,18 +403,199 @@ static void join_without_ptx(void **state)
     assert_int_equal(k.mems[0].contig, 4);
     assert_int_equal(k.mems[0].ptx_vec, 0); /* no PTX to tell */
     assert_int_equal(k.ncvts, 2);
-    assert_int_equal(k.cvts[0].smem, 0); /* same warps and order: within a warp */
+    assert_int_equal(k.cvts[0].smem, 0); /* same warps and order: warp shuffles */
     assert_int_equal(k.cvts[1].smem, 1); /* order and warps differ */
     assert_int_equal(k.cvts[1].smem_by_ptx, 0);
     tdx_buf b;
     tdx_buf_init(&b, 0);
     assert_int_equal(tdx_ir_kernel_dump(&k, &b), TDX_OK);
-    assert_non_null(strstr(tdx_buf_str(&b), "cvt line=5 col=1 src=blocked dst=blocked smem=1 by=layout"));
+    assert_non_null(strstr(tdx_buf_str(&b), "cvt line=5 col=1 src=blocked dst=blocked smem=1 shfl=0 by=layout"));
     tdx_buf_free(&b);
     tdx_ir_kernel_free(&k);
 }
 
 // Queries and JSON on real fixtures; a missing folder is an error.
+// A noinline helper printed before the kernel: the public function names
+// the kernel and its file.
+static void public_function_is_the_kernel(void **state)
+{
+    (void)state;
+    static const char ttir[] =
+        "module {\n"
+        "  tt.func private @helper(%x: f32 loc(\"lib.py\":2:0)) -> f32 attributes {noinline = true} {\n"
+        "    tt.return %x : f32 loc(\"lib.py\":3:4)\n"
+        "  } loc(\"lib.py\":1:0)\n"
+        "  tt.func public @kern(%p: !tt.ptr<f32>) attributes {noinline = false} {\n"
+        "    %v = tt.load %p : !tt.ptr<f32> loc(\"k.py\":5:8)\n"
+        "    %w = tt.call @helper(%v) : (f32) -> f32 loc(callsite(\"lib.py\":3:4 at \"k.py\":6:8))\n"
+        "    tt.return loc(\"k.py\":7:4)\n"
+        "  } loc(\"k.py\":4:0)\n"
+        "}\n";
+    tdx_ir_kernel k;
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_add(&k, TDX_IR_TTIR, ttir, sizeof ttir - 1, NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_join(&k, NULL), TDX_OK);
+    assert_string_equal(k.name, "kern");
+    assert_string_equal(k.file, "k.py");
+    assert_int_equal(k.ttir->funcs.len, 2);
+    assert_int_equal(k.nmems, 1);
+    assert_int_equal(k.mems[0].loc.site.line, 5);
+    assert_int_equal(k.mems[0].elem_bits, 32);
+    assert_int_equal(k.mems[0].masked, 0);
+    const tdx_ir_op *call = find_op(k.ttir, "tt.call", 0);
+    assert_int_equal(call->loc.site.line, 6);
+    tdx_ir_kernel_free(&k);
+
+    /* SASS without line information (cuobjdump) is kept but says so. */
+    tdx_ir_kernel_init(&k);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_ir_kernel_add(&k, TDX_IR_TTIR, ttir, sizeof ttir - 1, NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_add(&k, TDX_IR_SASS, SASS_CUOBJDUMP, sizeof SASS_CUOBJDUMP - 1,
+                                       NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_join(&k, &d), TDX_OK);
+    assert_int_equal(d.len, 1);
+    assert_int_equal(d.items[0].sev, TDX_SEV_WARNING);
+    assert_non_null(strstr(d.items[0].msg, "sass"));
+    tdx_diags_free(&d);
+    tdx_ir_kernel_free(&k);
+}
+
+// Regions of real TTGIR: tt.reduce's combiner, scf.if's two branches,
+// scf.while's before/after regions, scf.for's body.
+static void regions_on_fixtures(void **state)
+{
+    (void)state;
+    tdx_ir_kernel k;
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_load_dir(&k, TDX_TEST_DATA "/ir/colsum", NULL), TDX_OK);
+    const tdx_ir_op *red = find_op(k.ttgir, "tt.reduce", 0);
+    assert_non_null(red);
+    assert_int_equal(red->nregions, 1);
+    assert_int_equal(red->regions[0].nops, 2);
+    assert_string_equal(red->regions[0].ops[0]->name, "arith.addf");
+    assert_string_equal(red->regions[0].ops[1]->name, "tt.reduce.return");
+    assert_int_equal(tdx_ir_op_attr_int(red, "axis", -1), 0);
+    assert_int_equal(red->loc.site.line, 42);      /* the tl.sum call */
+    assert_string_equal(red->loc.frames[0].file, "triton/language/standard.py");
+    tdx_ir_kernel_free(&k);
+
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_load_dir(&k, TDX_TEST_DATA "/ir/branch_while", NULL), TDX_OK);
+    const tdx_ir_op *ifop = find_op(k.ttgir, "scf.if", 0);
+    assert_int_equal(ifop->nregions, 2);
+    assert_string_equal(ifop->regions[0].ops[0]->name, "arith.mulf");
+    assert_string_equal(ifop->regions[1].ops[0]->name, "arith.subf");
+    const tdx_ir_op *wh = find_op(k.ttgir, "scf.while", 0);
+    assert_int_equal(wh->nregions, 2);
+    assert_string_equal(wh->regions[0].ops[wh->regions[0].nops - 1]->name, "scf.condition");
+    assert_string_equal(wh->regions[1].ops[wh->regions[1].nops - 1]->name, "scf.yield");
+    assert_int_equal(wh->nout, 2);
+    tdx_ir_kernel_free(&k);
+
+    tdx_ir_kernel_init(&k);
+    assert_int_equal(tdx_ir_kernel_load_dir(&k, TDX_TEST_DATA "/ir/dot_fp16_wgmma_s3", NULL), TDX_OK);
+    const tdx_ir_op *loop = find_op(k.ttgir, "scf.for", 0);
+    assert_int_equal(loop->nregions, 1);
+    assert_int_equal(loop->nout, 9); /* %acc_50:9 */
+    assert_int_equal(loop->nresults, 1);
+    assert_string_equal(loop->results[0], "%acc_50");
+    const tdx_ir_op *wgd = find_op(k.ttgir, "ttng.warp_group_dot", 0);
+    assert_ptr_equal(wgd->parent, loop);
+    assert_int_equal(wgd->nin, 2); /* A * B */
+    assert_int_equal(wgd->in_types[0].kind, TDX_IR_TYPE_MEMDESC);
+    assert_int_equal(wgd->out_types[0].layout->kind, TDX_IR_LAYOUT_NVIDIA_MMA);
+    assert_int_equal(wgd->out_types[0].layout->instr_shape[1], 128);
+    const tdx_ir_func *f = k.ttgir->funcs.items[0];
+    assert_int_equal(f->nargs, 9);
+    assert_int_equal(f->args[0].divisibility, 16);
+    tdx_ir_kernel_free(&k);
+}
+
+// Text with CRLF line ends (a file that went through Windows) parses to the
+// same records.
+static void crlf_same_records(void **state)
+{
+    (void)state;
+    static const char *const files[TDX_IR_NSTAGES] = {"k.ttir", "k.ttgir", "k.ptx", "k.sass",
+                                                      "k.ptxas.txt"};
+    tdx_ir_kernel a, b;
+    tdx_ir_kernel_init(&a);
+    tdx_ir_kernel_init(&b);
+    for (int st = 0; st < TDX_IR_NSTAGES; st++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/ir/colsum/%s", TDX_TEST_DATA, files[st]);
+        char *text = NULL;
+        size_t len = 0;
+        assert_int_equal(tdx_file_read(path, TDX_IR_MAX_INPUT, &text, &len), TDX_OK);
+        char *crlf = malloc(2 * len + 1);
+        size_t n = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (text[i] == '\n')
+                crlf[n++] = '\r';
+            crlf[n++] = text[i];
+        }
+        assert_int_equal(tdx_ir_kernel_add(&a, (tdx_ir_stage)st, text, len, NULL), TDX_OK);
+        assert_int_equal(tdx_ir_kernel_add(&b, (tdx_ir_stage)st, crlf, n, NULL), TDX_OK);
+        free(text);
+        free(crlf);
+    }
+    assert_int_equal(tdx_ir_kernel_join(&a, NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_join(&b, NULL), TDX_OK);
+    tdx_buf da, db;
+    tdx_buf_init(&da, 0);
+    tdx_buf_init(&db, 0);
+    assert_int_equal(tdx_ir_kernel_dump(&a, &da), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_dump(&b, &db), TDX_OK);
+    assert_true(da.len > 100);
+    assert_string_equal(tdx_buf_str(&da), tdx_buf_str(&db));
+    tdx_buf_free(&da);
+    tdx_buf_free(&db);
+    tdx_ir_kernel_free(&a);
+    tdx_ir_kernel_free(&b);
+}
+
+// Counterfactual compiles as diffs: divisibility makes loads v4, num_stages
+// 3 pipelines the loop; a kernel against itself has no differences.
+static void diff_counterfactuals(void **state)
+{
+    (void)state;
+    tdx_ir_kernel a, b;
+    tdx_buf out;
+    size_t n = 0;
+    tdx_ir_kernel_init(&a);
+    tdx_ir_kernel_init(&b);
+    tdx_buf_init(&out, 0);
+    assert_int_equal(tdx_ir_kernel_load_dir(&a, TDX_TEST_DATA "/ir/add_nodiv", NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_load_dir(&b, TDX_TEST_DATA "/ir/add_v4", NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_diff(&a, &a, &out, &n), TDX_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(out.len, 0);
+    assert_int_equal(tdx_ir_kernel_diff(&a, &b, &out, &n), TDX_OK);
+    const char *d = tdx_buf_str(&out);
+    assert_non_null(strstr(d, "load line=18 col=16 name=x: contig 1 -> 4, n 8 -> 2, vec 1 -> 4, "
+                              "pbits 32 -> 128"));
+    assert_non_null(strstr(d, "res: regs 30 -> 26\n"));
+    assert_true(n >= 4);
+    tdx_ir_kernel_free(&a);
+    tdx_ir_kernel_free(&b);
+
+    tdx_buf_reset(&out);
+    tdx_ir_kernel_init(&a);
+    tdx_ir_kernel_init(&b);
+    assert_int_equal(tdx_ir_kernel_load_dir(&a, TDX_TEST_DATA "/ir/dot_fp16_wgmma_s1", NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_load_dir(&b, TDX_TEST_DATA "/ir/dot_fp16_wgmma_s3", NULL), TDX_OK);
+    assert_int_equal(tdx_ir_kernel_diff(&a, &b, &out, &n), TDX_OK);
+    d = tdx_buf_str(&out);
+    assert_non_null(strstr(d, "loop line=19 col=25: pipelined 0 -> 1, bufs 1 -> 3, loads 2 -> 0, "
+                              "copies 0 -> 2, waits 0 -> 1\n"));
+    assert_non_null(strstr(d, "- load line=20 col=20 name=a\n"));
+    assert_non_null(strstr(d, "+ copy line=20 col=20 name=a\n"));
+    tdx_buf_free(&out);
+    tdx_ir_kernel_free(&a);
+    tdx_ir_kernel_free(&b);
+}
+
 static void queries_on_fixture(void **state)
 {
     (void)state;
@@ -426,6 +609,15 @@ static void queries_on_fixture(void **state)
     assert_int_equal(tdx_ir_kernel_loads_at(&k, 20, NULL, 0), 0);
     assert_int_equal(tdx_ir_kernel_sass_count(&k, 18, "LDG"), 2);
     assert_null(tdx_ir_kernel_dot_at(&k, 18));
+    assert_int_equal(tdx_ir_guess_stage(MLIR_ODD, sizeof MLIR_ODD - 1), TDX_IR_TTGIR);
+    assert_int_equal(tdx_ir_guess_stage(PTX, sizeof PTX - 1), TDX_IR_PTX);
+    assert_int_equal(tdx_ir_guess_stage(SASS_NVDISASM, sizeof SASS_NVDISASM - 1), TDX_IR_SASS);
+    assert_int_equal(tdx_ir_guess_stage(SASS_CUOBJDUMP, sizeof SASS_CUOBJDUMP - 1), TDX_IR_SASS);
+    assert_int_equal(tdx_ir_guess_stage(PTXAS, sizeof PTXAS - 1), TDX_IR_PTXAS);
+    static const char ttir[] = "module {\n  tt.func public @f() {\n    tt.return\n  }\n}\n";
+    assert_int_equal(tdx_ir_guess_stage(ttir, sizeof ttir - 1), TDX_IR_TTIR);
+    assert_int_equal(tdx_ir_guess_stage("hello", 5), TDX_IR_NSTAGES);
+    assert_int_equal(tdx_ir_guess_stage("ptx", 2), TDX_IR_NSTAGES);
     json_t *j = tdx_ir_kernel_to_json(&k);
     assert_non_null(j);
     assert_string_equal(json_string_value(json_object_get(j, "name")), "add_kernel");
@@ -455,6 +647,13 @@ static void queries_on_fixture(void **state)
     assert_true(loop->pipelined);
     assert_int_equal(loop->bufs, 3);
     assert_true(tdx_ir_kernel_sass_count(&k, 0, "HGMMA") >= 1);
+    tdx_ir_opcount h[8];
+    size_t nh = tdx_ir_kernel_sass_hist(&k, 20, h, 8);
+    assert_true(nh >= 1);
+    assert_string_equal(h[0].base, "LDGSTS"); /* the a tile's async copies dominate line 20 */
+    assert_int_equal(h[0].count, (int)tdx_ir_kernel_sass_count(&k, 20, "LDGSTS"));
+    for (size_t i = 1; i < (nh < 8 ? nh : 8); i++)
+        assert_true(h[i - 1].count >= h[i].count);
     tdx_ir_kernel_free(&k);
 
     tdx_ir_kernel_init(&k);
@@ -472,6 +671,8 @@ int main(void)
         cmocka_unit_test(mlir_odd_syntax),  cmocka_unit_test(mlir_malformed),
         cmocka_unit_test(ptx_parse),        cmocka_unit_test(sass_parse),
         cmocka_unit_test(ptxas_parse),      cmocka_unit_test(join_without_ptx),
+        cmocka_unit_test(public_function_is_the_kernel), cmocka_unit_test(regions_on_fixtures),
+        cmocka_unit_test(crlf_same_records),     cmocka_unit_test(diff_counterfactuals),
         cmocka_unit_test(queries_on_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,6 @@ with do_not_specialize or values that are not multiples of 16.
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ def normalize(text):
     and Triton's own library files read "triton/..."."""
     import triton
     return text.replace(HERE + "/", "").replace(os.path.dirname(triton.__file__) + "/", "triton/")
+
 
 CASES = {
     # name: (file, kernel, signature, constexprs, div, num_warps, num_stages)
@@ -152,11 +152,11 @@ def build(name, root=HERE):
         cubin = os.path.join(tmp, "k.cubin")
         with open(ptx, "w") as f:
             f.write(k.asm["ptx"])
-        log = subprocess.run([tool("ptxas"), "-v", "-lineinfo", "--gpu-name=sm_90a", ptx, "-o", cubin],
-                             capture_output=True, text=True, check=True)
-        # ptxas names its temporary input; keep only the file's base name.
+        log = subprocess.run([tool("ptxas"), "-v", "-lineinfo", "--gpu-name=sm_90a", ptx,
+                              "-o", cubin], capture_output=True, text=True, check=True)
         with open(os.path.join(out, "k.ptxas.txt"), "w") as f:
-            # The compile time differs on every run: drop it.
+            # ptxas may name its temporary input: keep the base name only. The
+            # compile time differs on every run: drop it.
             text = (log.stdout + log.stderr).replace(tmp + "/", "")
             f.write("".join(l for l in text.splitlines(True) if "Compile time" not in l))
         with open(cubin, "wb") as f:
