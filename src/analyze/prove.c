@@ -254,6 +254,29 @@ static tdx_status run_plan(const tdx_an_env *env, const char *task, const char *
     return st;
 }
 
+// Every record the change touched (the ir module's diff), a dozen lines at
+// most: the evidence beyond the one line the prediction is about.
+static void append_diff(tdx_buf *ev, const tdx_an_kernel *kb, const tdx_an_kernel *ka)
+{
+    if (!kb || !ka)
+        return;
+    tdx_buf d;
+    tdx_buf_init(&d, 0);
+    size_t n = 0;
+    if (tdx_ir_kernel_diff(kb->ir, ka->ir, &d, &n) == TDX_OK && n) {
+        tdx_buf_printf(ev, "changed records (%zu):\n", n);
+        const char *s = tdx_buf_str(&d);
+        for (int i = 0; i < 12 && *s; i++) {
+            size_t len = strcspn(s, "\n");
+            tdx_buf_printf(ev, "  %.*s\n", (int)len, s);
+            s += len + (s[len] == '\n');
+        }
+        if (*s)
+            tdx_buf_adds(ev, "  ...\n");
+    }
+    tdx_buf_free(&d);
+}
+
 // The change works in the IR but the kernel it gives would not launch: its
 // shared memory is over the per-CTA limit (the AOT compile does not check
 // it; the driver does at launch).
@@ -324,6 +347,7 @@ tdx_status tdx_an_explain(const tdx_an_env *env, const char *task, const char *s
             const tdx_an_kernel *kb = tdx_an_capture_find(base, p->kernel);
             const tdx_an_kernel *ka = tdx_an_capture_find(&after, p->kernel);
             int ok = tdx_an_check(p, kb, ka, &ev, res, sizeof res);
+            append_diff(&ev, kb, ka);
             tdx_finding *f = tdx_an_record(l, p, ok, res, tdx_buf_str(&ev));
             tdx_buf_free(&ev);
             if (f && ok && ka && ka->shared > TDX_AN_SM90_SMEM_PER_CTA) {

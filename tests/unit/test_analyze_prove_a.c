@@ -20,6 +20,9 @@ static void test_lost_divisibility(void **state)
     const tdx_finding *f = prove("lostdiv", "TDX300", 2, &l, &cost);
     expect_proven(f, &l, "ld.global.b32", "ld.global.v4.b32");
     assert_string_equal(tdx_finding_get_fact(f, "counterfactual"), "tt.divisibility = 16 on stride");
+    /* the store at line 14 widened too: the diff of the joined records says so */
+    assert_non_null(strstr(f->evidence, "changed records"));
+    assert_non_null(strstr(f->evidence, "store line=14 col=42: contig 1 -> 4"));
     assert_string_equal(f->family, "alignment-hints");
     assert_int_equal(cost.compiles, 2); /* as launched, and one counterfactual */
     tdx_ledger_free(&l);
