@@ -1,10 +1,9 @@
-/* tritondx analyze: not built yet. */
+/* tritondx analyze: level 3, through the runner in cmd_attribute.c. */
 #include "cli.h"
+
+int tdx_cli_an_main(int argc, char **argv, int level);
 
 int tdx_cmd_analyze(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    tdx_cli_error("'analyze' is not available in this build yet");
-    return TDX_EXIT_FAILED;
+    return tdx_cli_an_main(argc, argv, 3);
 }

@@ -1,0 +1,41 @@
+"""An fp32 matmul whose dot asks for input_precision="ieee": no tensor cores,
+the dot is lowered to FMA. With tf32 the same tile uses wgmma."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def ieee_dot_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def launch(a, b):
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), dtype=torch.float32, device=a.device)
+    ieee_dot_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_warps=4)
+    return c
+
+
+def reference(a, b):
+    return a.double() @ b.double()
+
+
+def make_inputs(shape, dtype=torch.float32, device="cuda", seed=0):
+    m, n, k = shape
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    a = torch.randn((m, k), generator=g, dtype=torch.float32).to(dtype)
+    b = torch.randn((k, n), generator=g, dtype=torch.float32).to(dtype)
+    return a.to(device), b.to(device)
+
+
+SHAPES = {"bench": (256, 256, 256), "check": [(128, 128, 64)]}

@@ -1,0 +1,41 @@
+"""An fp16 matmul on 64x64 tiles launched with num_warps=2: wgmma needs warp
+groups of 4 warps, so the dot falls back to mma.sync; with 4 warps it is wgmma."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def warps2_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def launch(a, b):
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), dtype=torch.float32, device=a.device)
+    warps2_kernel[(M // 64, N // 64)](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_warps=2)
+    return c
+
+
+def reference(a, b):
+    return a.double() @ b.double()
+
+
+def make_inputs(shape, dtype=torch.float16, device="cuda", seed=0):
+    m, n, k = shape
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    a = torch.randn((m, k), generator=g, dtype=torch.float32).to(dtype)
+    b = torch.randn((k, n), generator=g, dtype=torch.float32).to(dtype)
+    return a.to(device), b.to(device)
+
+
+SHAPES = {"bench": (256, 256, 256), "check": [(128, 128, 64)]}
