@@ -15,7 +15,7 @@ import re
 import time
 
 from . import protocol
-from .common import as_outputs, parse_dtype, parse_shape, same_signature, shape_label, signature_text
+from .common import as_outputs, clone_values, parse_dtype, parse_shape, same_signature, shape_label, signature_text
 from .protocol import INCORRECT, NO_GPU, TASK_ERROR, TASK_INVALID, HarnessError, describe_exception, where
 from .intercept import one_config
 from .taskload import interpreter, load_task
@@ -230,8 +230,7 @@ def compare(out, ref, tol, want_dtype=None, marker_out=None):
 
 def _clone(values):
     """Fresh copies of the tensor inputs, so launch and reference never share them."""
-    import torch
-    return tuple(v.clone() if isinstance(v, torch.Tensor) else v for v in values)
+    return clone_values(values)
 
 
 def _sync(device):

@@ -100,3 +100,25 @@ def bench_shape(task, text=None):
     if "bench" not in shapes:
         raise HarnessError(TASK_INVALID, 'the task has no SHAPES["bench"]; pass --shape')
     return shapes["bench"]
+
+
+def clone_like(v):
+    """A copy of tensor v that keeps its strides and its offset into its
+    storage, so that a view starting one element into a buffer (a misaligned
+    pointer) stays misaligned in the copy. Non-tensors are returned as they are."""
+    import torch
+    if not isinstance(v, torch.Tensor):
+        return v
+    off = v.storage_offset()
+    if off == 0 and v.is_contiguous():
+        return v.clone()
+    span = off + 1 + sum((n - 1) * st for n, st in zip(v.shape, v.stride()) if n > 0)
+    buf = torch.empty(max(span, off + 1), dtype=v.dtype, device=v.device)
+    out = buf.as_strided(v.shape, v.stride(), off)
+    out.copy_(v)
+    return out
+
+
+def clone_values(values):
+    """clone_like over a tuple of inputs."""
+    return tuple(clone_like(v) for v in values)

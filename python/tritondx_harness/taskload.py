@@ -43,6 +43,9 @@ def interpreter(on):
     """
     old = os.environ.get("TRITON_INTERPRET")
     use_interpreter(on)
+    if on:
+        from .interp_fixes import fix_bf16_dot
+        fix_bf16_dot()
     patch = _route_jit_to_interpreter() if on else contextlib.nullcontext()
     try:
         with patch:

@@ -40,8 +40,7 @@ def compute_dtype(inputs):
 
 def clone_inputs(inputs):
     """A fresh copy of every tensor input (other values shared)."""
-    import torch
-    return tuple(x.clone() if isinstance(x, torch.Tensor) else x for x in inputs)
+    return clone_values(inputs)
 
 
 def count_bytes_flops(task, inputs, outputs):
