@@ -6,7 +6,7 @@ torch eager time of reference and optionally torch.compile's.
 The module is named timing.py so it never shadows the standard `time`.
 """
 from . import protocol
-from .common import (as_outputs, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
+from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
                      tensor_bytes)
 from .gpu import device_info, estimate_ms, require_cuda, time_interleaved
 from .protocol import INCORRECT, TASK_ERROR, HarnessError, describe_exception
