@@ -2,7 +2,8 @@
  *
  * Parses the Python found in real Triton files. Decorated functions (every
  * @triton.jit kernel, however decorated) are parsed strictly: a syntax error
- * there is an error. Everything else (module level, plain def and class
+ * there is an error (only the soft-keyword statements `match` and `type`
+ * may stay opaque inside them). Everything else (module level, plain def and class
  * bodies) is parsed tolerantly: a statement that is not modelled (match,
  * PEP 695 generics, ...) or does not parse becomes one TDX_SRC_OPAQUE node
  * spanning its whole logical line, plus its indented block when it has one.
@@ -18,7 +19,11 @@
  * kind is written next to it below as "role: what" lines ("?" optional,
  * "*" zero or more). As in Python's ast, the span of an expression excludes
  * redundant parentheses around it, except for tuples and generator
- * expressions, whose parentheses belong to them.
+ * expressions, whose parentheses belong to them. Unlike Python's ast, a
+ * def or class spans from its first decorator (tdx_src_def_name_pos gives
+ * the name), and a PARAM spans its annotation and default. Spans match
+ * CPython's ast otherwise (checked on ~17,000 files of the standard library,
+ * Triton and PyTorch).
  *
  * Ownership: the module, every node, every string in them and the tokens
  * live in the arena passed to tdx_src_parse and die with it. The source is
@@ -52,7 +57,8 @@ typedef enum tdx_src_kind {
                            Spans from its first decorator */
     TDX_SRC_DECORATOR,  /* value: expr. Spans from `@` to the end of the expression */
     TDX_SRC_PARAM,      /* name (NULL for a bare `*` or `/`); annotation?: expr,
-                           default?: expr. flags STAR (*args), DSTAR (**kw), SLASH (/) */
+                           default?: expr. flags STAR (*args), DSTAR (**kw), SLASH (/).
+                           Spans `name: annotation = default` */
     TDX_SRC_ASSIGN,     /* target+: expr, value: expr (a = b = c: two targets) */
     TDX_SRC_AUGASSIGN,  /* op: TDX_OP_PLUS ... (the binary operator); target, value */
     TDX_SRC_ANNASSIGN,  /* target, annotation, value? */

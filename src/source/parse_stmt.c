@@ -445,6 +445,10 @@ static int statement(parser *p, tdx_src_role role)
         tdx_src_p_fatal(p, "unexpected indent");
         return -1;
     }
+    if (at_kind(p, TDX_TOK_DEDENT)) { /* cannot happen: blocks consume theirs */
+        tdx_src_p_fatal(p, "unexpected dedent");
+        return -1;
+    }
     int is_compound;
     int depth = p->depth;
     tdx_src_node *n = tdx_src_p_compound(p, &is_compound);
@@ -473,6 +477,10 @@ static int statement(parser *p, tdx_src_role role)
     p->depth = depth;
     size_t s = p->i;
     skip_statement(p);
+    if (p->i == s) { /* recovery must always make progress */
+        tdx_src_p_fatal(p, "invalid syntax");
+        return -1;
+    }
     tdx_src_node *o = tdx_src_p_node(p, TDX_SRC_OPAQUE, s, p->sp);
     if (!o)
         return -1;

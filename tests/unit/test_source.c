@@ -343,6 +343,31 @@ static void positions_map_back_to_nodes(void **state)
     done(f);
 }
 
+static void verify_and_unparse_catch_broken_trees(void **state)
+{
+    (void)state;
+    fixture *f = parse("x = a + b\n");
+    assert_int_equal(f->st, TDX_OK);
+    assert_int_equal(tdx_src_verify(f->m, NULL), TDX_OK);
+    tdx_src_node *binop = tdx_src_kid(stmt(f->m->root, 0), TDX_SRC_R_VALUE);
+    tdx_src_node *b = binop->kids[1];
+    b->col++; /* line:col no longer matches the offset */
+    assert_int_equal(tdx_src_verify(f->m, &f->diags), TDX_ERR_INPUT);
+    assert_true(f->diags.nerrors >= 1);
+    b->col--;
+    uint32_t end = binop->kids[0]->end;
+    binop->kids[0]->end = b->start + 1; /* overlaps its sibling */
+    assert_int_equal(tdx_src_verify(f->m, NULL), TDX_ERR_INPUT);
+    tdx_buf out;
+    tdx_buf_init(&out, 0);
+    assert_int_equal(tdx_src_unparse(f->m, &out), TDX_ERR_INPUT);
+    tdx_buf_free(&out);
+    binop->kids[0]->end = end;
+    b->parent = NULL;
+    assert_int_equal(tdx_src_verify(f->m, NULL), TDX_ERR_INPUT);
+    done(f);
+}
+
 static void walk_visits_in_source_order(void **state)
 {
     (void)state;
@@ -377,6 +402,7 @@ int main(void)
         cmocka_unit_test(fstrings_nest_quotes),
         cmocka_unit_test(odd_inputs_do_not_crash),
         cmocka_unit_test(positions_map_back_to_nodes),
+        cmocka_unit_test(verify_and_unparse_catch_broken_trees),
         cmocka_unit_test(walk_visits_in_source_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
