@@ -118,11 +118,22 @@ static tdx_src_kw keyword_of(const char *s, size_t n)
 {
     if (n < 2 || n > 8)
         return TDX_KW_NONE_;
-    char c = s[0];
+    unsigned char c = (unsigned char)s[0];
     if (!((c >= 'a' && c <= 'y') || c == 'F' || c == 'N' || c == 'T'))
         return TDX_KW_NONE_;
+    /* identifiers are most tokens: look only at the keywords of the same
+     * first letter and length (a bitmask of the lengths per letter first) */
+    static unsigned short lens[128];
+    static int ready;
+    if (!ready) {
+        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+            lens[(unsigned char)keywords[i].word[0]] |= (unsigned short)(1u << keywords[i].len);
+        ready = 1;
+    }
+    if (!(lens[c] & (1u << n)))
+        return TDX_KW_NONE_;
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if (keywords[i].word[0] == c && keywords[i].len == n &&
+        if (keywords[i].word[0] == (char)c && keywords[i].len == n &&
             memcmp(keywords[i].word, s, n) == 0)
             return keywords[i].kw;
     return TDX_KW_NONE_;
