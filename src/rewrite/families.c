@@ -131,25 +131,19 @@ static const char *kname(fam_task *t, tdx_src_node *launch)
 /* retune: block sizes, num_warps and num_stages at each launch site. Small
  * blocks leave too few bytes in flight per SM; Hopper's wgmma wants tiles of
  * at least 64 rows and num_warps a multiple of 4 (AccelerateMatmul.cpp). */
-static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
-                             void *ud, tdx_diags *diags)
+static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
-    fam_task t;
-    tdx_status st = fam_open(&t, path, src, len, diags);
-    if (st) {
-        fam_close(&t);
-        return st;
-    }
+    tdx_status st = TDX_OK;
     char sum[256];
-    for (size_t li = 0; li < t.launches.len && !st; li++) {
-        tdx_src_node *L = t.launches.items[li];
+    for (size_t li = 0; li < t->launches.len && !st; li++) {
+        tdx_src_node *L = t->launches.items[li];
         blockarg b[6];
-        size_t nb = block_args(&t, L, b, 6);
+        size_t nb = block_args(t, L, b, 6);
         int has_dot = 0;
-        tdx_src_node *kd = fam_launched_kernel(&t, L);
+        tdx_src_node *kd = fam_launched_kernel(t, L);
         if (kd) {
             tdx_ptrvec calls = {0};
-            fam_collect(&t, kd, TDX_SRC_CALL, &calls);
+            fam_collect(t, kd, TDX_SRC_CALL, &calls);
             for (size_t i = 0; i < calls.len; i++)
                 if (tdx_src_is_dotted(tdx_src_call_func(calls.items[i]), "tl.dot"))
                     has_dot = 1;
@@ -171,19 +165,19 @@ static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_
                     char axis = l ? (char)toupper((unsigned char)nm[l - 1]) : 0;
                     int v = axis == 'M' ? cfg[c][0] : axis == 'N' ? cfg[c][1] : axis == 'K' ? cfg[c][2] : 0;
                     if (v && v != b[i].v) {
-                        set_block(&t, &e, L, &b[i], v, 1);
+                        set_block(t, &e, L, &b[i], v, 1);
                         used = 1;
                     }
                 }
                 char w[8], s[8];
                 snprintf(w, sizeof w, "%d", cfg[c][3]);
                 snprintf(s, sizeof s, "%d", cfg[c][4]);
-                fam_set_kwarg(&t, &e, L, "num_warps", w);
-                fam_set_kwarg(&t, &e, L, "num_stages", s);
+                fam_set_kwarg(t, &e, L, "num_warps", w);
+                fam_set_kwarg(t, &e, L, "num_stages", s);
                 snprintf(sum, sizeof sum, "%s: tiles %dx%dx%d, num_warps=%d, num_stages=%d%s",
-                         kname(&t, L), cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
+                         kname(t, L), cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
                          used ? "" : " (tiles unchanged)");
-                st = fam_emit(&t, &e, emit, ud, "retune", sum);
+                st = fam_emit(t, &e, emit, ud, "retune", sum);
             }
             continue;
         }
@@ -195,12 +189,12 @@ static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_
                 if (nv > 16384 || (nb > 1 && nv > 256))
                     continue;
                 fam_edits e = {0};
-                set_block(&t, &e, L, &b[i], nv, nb > 1);
+                set_block(t, &e, L, &b[i], nv, nb > 1);
                 if (nv >= 4096)
-                    fam_set_kwarg(&t, &e, L, "num_warps", nv >= 8192 ? "16" : "8");
-                snprintf(sum, sizeof sum, "%s: %s %lld -> %lld%s", kname(&t, L), b[i].name, b[i].v,
+                    fam_set_kwarg(t, &e, L, "num_warps", nv >= 8192 ? "16" : "8");
+                snprintf(sum, sizeof sum, "%s: %s %lld -> %lld%s", kname(t, L), b[i].name, b[i].v,
                          nv, nv >= 4096 ? " with more warps" : "");
-                st = fam_emit(&t, &e, emit, ud, "retune", sum);
+                st = fam_emit(t, &e, emit, ud, "retune", sum);
             }
         }
         /* num_warps alone */
@@ -208,17 +202,16 @@ static tdx_status fam_retune(const char *path, const char *src, size_t len, tdx_
         long long cur = 4;
         tdx_src_node *wv = tdx_src_call_kwarg(L, "num_warps");
         if (wv)
-            tdx_src_int_value(t.m, wv, &cur);
+            tdx_src_int_value(t->m, wv, &cur);
         for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
             if (atoll(warps[w]) == cur)
                 continue;
             fam_edits e = {0};
-            fam_set_kwarg(&t, &e, L, "num_warps", warps[w]);
-            snprintf(sum, sizeof sum, "%s: num_warps %lld -> %s", kname(&t, L), cur, warps[w]);
-            st = fam_emit(&t, &e, emit, ud, "retune", sum);
+            fam_set_kwarg(t, &e, L, "num_warps", warps[w]);
+            snprintf(sum, sizeof sum, "%s: num_warps %lld -> %s", kname(t, L), cur, warps[w]);
+            st = fam_emit(t, &e, emit, ud, "retune", sum);
         }
     }
-    fam_close(&t);
     return st;
 }
 
@@ -237,91 +230,71 @@ static int loop_loads(fam_task *t, tdx_src_node *loop)
  * num_stages=N). The pipeliner only pipelines loads that feed a dot unless
  * the loop carries tt.num_stages, which tl.range(num_stages=) sets
  * (lib/Dialect/TritonGPU/Transforms/Pipeliner/AssignLatencies.cpp). */
-static tdx_status fam_pipelining(const char *path, const char *src, size_t len,
-                                 tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+static tdx_status fam_pipelining(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
-    fam_task t;
-    tdx_status st = fam_open(&t, path, src, len, diags);
-    if (st) {
-        fam_close(&t);
-        return st;
-    }
+    tdx_status st = TDX_OK;
     static const char *const stages[] = {"3", "2", "4"};
     for (size_t s = 0; s < sizeof stages / sizeof stages[0] && !st; s++) {
         fam_edits e = {0};
-        for (size_t k = 0; k < t.kernels.len; k++) {
+        for (size_t k = 0; k < t->kernels.len; k++) {
             tdx_ptrvec loops = {0};
-            fam_collect(&t, t.kernels.items[k], TDX_SRC_FOR, &loops);
+            fam_collect(t, t->kernels.items[k], TDX_SRC_FOR, &loops);
             for (size_t i = 0; i < loops.len; i++) {
                 tdx_src_node *f = loops.items[i];
                 tdx_src_node *it = tdx_src_kid(f, TDX_SRC_R_ITER);
-                if (!it || it->kind != TDX_SRC_CALL || !loop_loads(&t, f))
+                if (!it || it->kind != TDX_SRC_CALL || !loop_loads(t, f))
                     continue;
                 tdx_src_node *fn = tdx_src_call_func(it);
                 if (tdx_src_is_dotted(fn, "range"))
-                    fam_edit(&t, &e, fn->start, fn->end, "tl.range");
+                    fam_edit(t, &e, fn->start, fn->end, "tl.range");
                 else if (!tdx_src_is_dotted(fn, "tl.range"))
                     continue; /* static_range unrolls: nothing to pipeline */
-                fam_set_kwarg(&t, &e, it, "num_stages", stages[s]);
+                fam_set_kwarg(t, &e, it, "num_stages", stages[s]);
             }
         }
         char sum[128];
         snprintf(sum, sizeof sum, "kernel loops over loads pipelined with num_stages=%s", stages[s]);
-        st = fam_emit(&t, &e, emit, ud, "pipelining", sum);
+        st = fam_emit(t, &e, emit, ud, "pipelining", sum);
     }
-    fam_close(&t);
     return st;
 }
 
 /* tensor-cores: a dot forced to IEEE fp32 runs on FMA units; tf32 (the
  * default for fp32 inputs) runs on the matrix units
  * (lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp). */
-static tdx_status fam_tensor_cores(const char *path, const char *src, size_t len,
-                                   tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
-    fam_task t;
-    tdx_status st = fam_open(&t, path, src, len, diags);
-    if (st) {
-        fam_close(&t);
-        return st;
-    }
+    tdx_status st = TDX_OK;
     fam_edits e = {0};
-    for (size_t k = 0; k < t.kernels.len; k++) {
+    for (size_t k = 0; k < t->kernels.len; k++) {
         tdx_ptrvec calls = {0};
-        fam_collect(&t, t.kernels.items[k], TDX_SRC_CALL, &calls);
+        fam_collect(t, t->kernels.items[k], TDX_SRC_CALL, &calls);
         for (size_t i = 0; i < calls.len; i++) {
             tdx_src_node *c = calls.items[i];
             if (!tdx_src_is_dotted(tdx_src_call_func(c), "tl.dot"))
                 continue;
             tdx_src_node *p = tdx_src_call_kwarg(c, "input_precision");
-            char *pv = p ? tdx_src_string_value(t.m, p, &t.arena) : NULL;
+            char *pv = p ? tdx_src_string_value(t->m, p, &t->arena) : NULL;
             if (pv && strcmp(pv, "ieee") == 0)
-                fam_edit(&t, &e, p->start, p->end, "\"tf32\"");
+                fam_edit(t, &e, p->start, p->end, "\"tf32\"");
             tdx_src_node *a = tdx_src_call_kwarg(c, "allow_tf32");
             if (a && a->kind == TDX_SRC_CONST && a->name && strcmp(a->name, "False") == 0)
-                fam_edit(&t, &e, a->start, a->end, "True");
+                fam_edit(t, &e, a->start, a->end, "True");
         }
     }
-    st = fam_emit(&t, &e, emit, ud, "tensor-cores", "tl.dot on tf32 tensor cores instead of IEEE fp32 FMA");
-    fam_close(&t);
+    st = fam_emit(t, &e, emit, ud, "tensor-cores", "tl.dot on tf32 tensor cores instead of IEEE fp32 FMA");
     return st;
 }
 
 /* exp2: tl.exp(x) as tl.exp2(x * log2(e)), the form the hardware's ex2
  * instruction computes directly. */
-static tdx_status fam_exp2(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
-                           void *ud, tdx_diags *diags)
+static tdx_status fam_exp2(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
-    fam_task t;
-    tdx_status st = fam_open(&t, path, src, len, diags);
-    if (st) {
-        fam_close(&t);
-        return st;
-    }
+    tdx_status st = TDX_OK;
     fam_edits e = {0};
-    for (size_t k = 0; k < t.kernels.len; k++) {
+    for (size_t k = 0; k < t->kernels.len; k++) {
         tdx_ptrvec calls = {0};
-        fam_collect(&t, t.kernels.items[k], TDX_SRC_CALL, &calls);
+        fam_collect(t, t->kernels.items[k], TDX_SRC_CALL, &calls);
         for (size_t i = 0; i < calls.len; i++) {
             tdx_src_node *c = calls.items[i];
             tdx_src_node *fn = tdx_src_call_func(c);
@@ -330,13 +303,12 @@ static tdx_status fam_exp2(const char *path, const char *src, size_t len, tdx_rw
             tdx_src_node *arg = tdx_src_call_arg(c, 0);
             if (!arg || arg->kind == TDX_SRC_STARRED)
                 continue;
-            fam_edit(&t, &e, fn->start, fn->end, "tl.exp2");
-            fam_edit(&t, &e, arg->start, arg->start, "(");
-            fam_edit(&t, &e, arg->end, arg->end, ") * 1.4426950408889634");
+            fam_edit(t, &e, fn->start, fn->end, "tl.exp2");
+            fam_edit(t, &e, arg->start, arg->start, "(");
+            fam_edit(t, &e, arg->end, arg->end, ") * 1.4426950408889634");
         }
     }
-    st = fam_emit(&t, &e, emit, ud, "exp2", "tl.exp(x) -> tl.exp2(x * log2(e))");
-    fam_close(&t);
+    st = fam_emit(t, &e, emit, ud, "exp2", "tl.exp(x) -> tl.exp2(x * log2(e))");
     return st;
 }
 
@@ -344,25 +316,19 @@ static tdx_status fam_exp2(const char *path, const char *src, size_t len, tdx_rw
  * specialization of the listed arguments, so AxisInfo cannot prove aligned,
  * contiguous accesses and loads stay scalar (python/triton/runtime/jit.py,
  * lib/Analysis/AxisInfo.cpp). Dropping it restores the specialization. */
-static tdx_status fam_alignment(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
-                                void *ud, tdx_diags *diags)
+static tdx_status fam_alignment(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
-    fam_task t;
-    tdx_status st = fam_open(&t, path, src, len, diags);
-    if (st) {
-        fam_close(&t);
-        return st;
-    }
+    tdx_status st = TDX_OK;
     fam_edits e = {0};
-    for (size_t k = 0; k < t.kernels.len; k++) {
-        tdx_src_node *def = t.kernels.items[k];
+    for (size_t k = 0; k < t->kernels.len; k++) {
+        tdx_src_node *def = t->kernels.items[k];
         for (tdx_src_node *d = tdx_src_next(def, TDX_SRC_R_DECORATOR, NULL); d;
              d = tdx_src_next(def, TDX_SRC_R_DECORATOR, d)) {
             tdx_src_node *v = tdx_src_kid(d, TDX_SRC_R_VALUE);
             if (!v || v->kind != TDX_SRC_CALL)
                 continue;
             tdx_src_node *fn = tdx_src_call_func(v);
-            char *dn = tdx_src_dotted(fn, &t.arena);
+            char *dn = tdx_src_dotted(fn, &t->arena);
             size_t dl = dn ? strlen(dn) : 0;
             if (!dn || dl < 3 || strcmp(dn + dl - 3, "jit") != 0)
                 continue;
@@ -373,32 +339,25 @@ static tdx_status fam_alignment(const char *path, const char *src, size_t len, t
                     continue;
                 tdx_src_node *val = tdx_src_kid(kw, TDX_SRC_R_VALUE);
                 if (val)
-                    fam_edit(&t, &e, val->start, val->end, "[]");
+                    fam_edit(t, &e, val->start, val->end, "[]");
             }
         }
     }
-    st = fam_emit(&t, &e, emit, ud, "alignment-hints",
+    st = fam_emit(t, &e, emit, ud, "alignment-hints",
                   "let the JIT specialize arguments on divisibility by 16 again");
-    fam_close(&t);
     return st;
 }
 
 /* remove-launch-passes: `.contiguous()` copies in launch code; a kernel that
  * takes strides can read the tensor as it is. */
-static tdx_status fam_launch_passes(const char *path, const char *src, size_t len,
-                                    tdx_rw_emit_fn emit, void *ud, tdx_diags *diags)
+static tdx_status fam_launch_passes(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
-    fam_task t;
-    tdx_status st = fam_open(&t, path, src, len, diags);
-    if (st) {
-        fam_close(&t);
-        return st;
-    }
-    tdx_src_node *launch = tdx_src_find_def(t.m, "launch");
+    tdx_status st = TDX_OK;
+    tdx_src_node *launch = tdx_src_find_def(t->m, "launch");
     fam_edits e = {0};
     if (launch) {
         tdx_ptrvec calls = {0};
-        fam_collect(&t, launch, TDX_SRC_CALL, &calls);
+        fam_collect(t, launch, TDX_SRC_CALL, &calls);
         for (size_t i = 0; i < calls.len; i++) {
             tdx_src_node *c = calls.items[i];
             tdx_src_node *fn = tdx_src_call_func(c);
@@ -407,11 +366,10 @@ static tdx_status fam_launch_passes(const char *path, const char *src, size_t le
                 continue;
             tdx_src_node *obj = tdx_src_kid(fn, TDX_SRC_R_VALUE);
             if (obj)
-                fam_edit(&t, &e, obj->end, c->end, "");
+                fam_edit(t, &e, obj->end, c->end, "");
         }
     }
-    st = fam_emit(&t, &e, emit, ud, "remove-launch-passes", "drop .contiguous() copies in launch");
-    fam_close(&t);
+    st = fam_emit(t, &e, emit, ud, "remove-launch-passes", "drop .contiguous() copies in launch");
     return st;
 }
 
@@ -444,5 +402,10 @@ tdx_status tdx_rw_apply_family(const char *name, const char *path, const char *s
     const tdx_rw_family *f = tdx_rw_family_find(name);
     if (!f)
         return TDX_ERR_NOTFOUND;
-    return f->apply(path, src, len, emit, ud, diags);
+    fam_task t;
+    tdx_status st = fam_open(&t, path, src, len, diags);
+    if (!st)
+        st = f->apply(&t, emit, ud);
+    fam_close(&t);
+    return st;
 }

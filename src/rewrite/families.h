@@ -18,11 +18,12 @@
 typedef tdx_status (*tdx_rw_emit_fn)(void *ud, char *src, size_t len, const char *family,
                                      const char *summary);
 
+struct fam_task; /* the parsed task (src/rewrite/fam_common.h) */
+
 typedef struct tdx_rw_family {
     const char *name;     /* e.g. "retune" — the names findings use */
     const char *needs;    /* what in the source it needs, one line */
-    tdx_status (*apply)(const char *path, const char *src, size_t len, tdx_rw_emit_fn emit,
-                        void *ud, tdx_diags *diags);
+    tdx_status (*apply)(struct fam_task *t, tdx_rw_emit_fn emit, void *ud);
 } tdx_rw_family;
 
 /* The table of built-in families. */
