@@ -2,6 +2,7 @@
  * profile module. The JSON shapes are those of docs/harness-protocol.md. */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diagnose/diagnose.h"
@@ -12,28 +13,6 @@ static double num(json_t *o, const char *k, double def)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : def;
-}
-
-/* Kernel launches recorded by `time` (or capture): grid, warps, resources. */
-static size_t read_kernels(json_t *j, tdx_prof_launch *k, size_t max)
-{
-    json_t *arr = json_object_get(j, "kernels");
-    size_t n = 0;
-    for (size_t i = 0; i < json_array_size(arr) && n < max; i++) {
-        json_t *o = json_array_get(arr, i);
-        tdx_prof_launch *l = &k[n++];
-        memset(l, 0, sizeof *l);
-        l->kernel = json_string_value(json_object_get(o, "name"));
-        json_t *g = json_object_get(o, "grid");
-        for (size_t d = 0; d < 3 && d < json_array_size(g); d++)
-            l->grid[d] = (long)json_number_value(json_array_get(g, d));
-        l->num_warps = (int)num(o, "num_warps", 0);
-        l->num_stages = (int)num(o, "num_stages", 0);
-        l->regs = (int)num(o, "regs", 0);
-        l->spill_bytes = (int)num(o, "spill_bytes", 0);
-        l->shared_bytes = (int)num(o, "shared", 0);
-    }
-    return n;
 }
 
 tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_t len,
@@ -59,6 +38,17 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
         tdx_hx_reply_free(&rt);
         return st;
     }
+    /* the launches as compiled: grid, warps and resources for occupancy,
+     * waves and spills (an ahead-of-time capture: no GPU time) */
+    char *capdir = NULL;
+    tdx_hx_reply rk;
+    memset(&rk, 0, sizeof rk);
+    int have_kernels = 0;
+    if (tdx_proc_tmpdir_create(&capdir) == TDX_OK) {
+        const char *kargs[] = {"--mode", "aot", "--out", capdir, "--no-sass", NULL};
+        have_kernels = tdx_hx_call(&o, "capture", task_path, kargs, &rk, NULL) == TDX_OK;
+        cost->compiles++;
+    }
     tdx_prof_ceilings c;
     tdx_prof_ceilings_from_json(rc.json, &c);
     tdx_prof_launch kernels[16];
@@ -70,14 +60,18 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
     m.bytes = num(rt.json, "bytes", 0);
     m.flops = num(rt.json, "flops", 0);
     m.dtype = json_string_value(json_object_get(rt.json, "dtype"));
-    m.launches = (int)num(rt.json, "launches", 0);
     m.kernels = kernels;
-    m.nkernels = read_kernels(rt.json, kernels, 16);
+    m.nkernels = have_kernels ? tdx_prof_launches_from_capture(rk.json, kernels, 16, &m.launches) : 0;
     int dominant = 0;
     st = tdx_prof_diagnose(&m, &c, ledger, &dominant);
     if (st)
         snprintf(why, why_len, "the timing reply lacks a median time");
     tdx_hx_reply_free(&rc);
     tdx_hx_reply_free(&rt);
+    tdx_hx_reply_free(&rk);
+    if (capdir) {
+        tdx_proc_tmpdir_remove(capdir);
+        free(capdir);
+    }
     return st;
 }

@@ -121,5 +121,9 @@ void tdx_prof_fmt_time(char *out, size_t n, double seconds);
  * Strings point into j, which must outlive c. */
 struct json_t;
 void tdx_prof_ceilings_from_json(struct json_t *j, tdx_prof_ceilings *c);
+/* Fill up to max launches from the harness's `capture` reply (grid, warps,
+ * stages, registers, spill bytes, shared memory); *launches gets the number
+ * of kernel launches one call of launch() makes. Strings point into j. */
+size_t tdx_prof_launches_from_capture(struct json_t *j, tdx_prof_launch *k, size_t max, int *launches);
 
 #endif

@@ -25,3 +25,29 @@ void tdx_prof_ceilings_from_json(json_t *j, tdx_prof_ceilings *c)
     c->mm_tf32 = num(json_object_get(mm, "tf32"), "flops_per_s", 0);
     c->mm_fp32 = num(json_object_get(mm, "float32"), "flops_per_s", 0);
 }
+
+/* The kernels of a `capture` reply: grid, warps, stages, registers, spills,
+ * shared memory (docs/harness-protocol.md); *launches gets the launch count. */
+size_t tdx_prof_launches_from_capture(json_t *j, tdx_prof_launch *k, size_t max, int *launches)
+{
+    json_t *arr = json_object_get(j, "kernels");
+    size_t n = 0;
+    *launches = 0;
+    for (size_t i = 0; i < json_array_size(arr) && n < max; i++) {
+        json_t *o = json_array_get(arr, i);
+        json_t *res = json_object_get(o, "resources");
+        tdx_prof_launch *l = &k[n++];
+        memset(l, 0, sizeof *l);
+        l->kernel = json_string_value(json_object_get(o, "name"));
+        json_t *g = json_object_get(o, "grid");
+        for (size_t d = 0; d < 3 && d < json_array_size(g); d++)
+            l->grid[d] = (long)json_number_value(json_array_get(g, d));
+        l->num_warps = (int)num(o, "num_warps", 0);
+        l->num_stages = (int)num(o, "num_stages", 0);
+        l->regs = (int)num(res, "registers", 0);
+        l->spill_bytes = (int)(num(res, "spill_stores", 0) + num(res, "spill_loads", 0));
+        l->shared_bytes = (int)num(json_object_get(o, "metadata"), "shared", 0);
+        *launches += (int)num(o, "launch_count", 1);
+    }
+    return n;
+}

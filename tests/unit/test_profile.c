@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "profile/profile.h"
 
 #define MAXK 8
@@ -194,6 +196,29 @@ static void roofline_picks_the_larger_time(void **state)
     assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_ERR_ARG);
 }
 
+/* A real `capture` reply (bench/tasks/col_sum.py, AOT for sm_90) feeds the
+ * occupancy model: 32768 CTAs of 4 warps, 20 registers. */
+static void launches_from_a_capture_reply(void **state)
+{
+    (void)state;
+    json_error_t err;
+    json_t *j = json_load_file(TDX_TEST_DATA "/profile/capture_col_sum.json", 0, &err);
+    assert_non_null(j);
+    tdx_prof_launch k[4];
+    int launches = 0;
+    assert_int_equal(tdx_prof_launches_from_capture(j, k, 4, &launches), 1);
+    assert_int_equal(launches, 1);
+    assert_string_equal(k[0].kernel, "col_sum_kernel");
+    assert_int_equal(k[0].grid[0], 32768);
+    assert_int_equal(k[0].num_warps, 4);
+    assert_int_equal(k[0].regs, 20);
+    assert_int_equal(k[0].spill_bytes, 0);
+    tdx_prof_occupancy o;
+    assert_int_equal(tdx_prof_occupancy_of(&k[0], 132, &o), TDX_OK);
+    assert_int_equal(o.ctas_per_sm, 16);
+    json_decref(j);
+}
+
 static void formatting(void **state)
 {
     (void)state;
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(occupancy_matches_hand_count),
         cmocka_unit_test(roofline_picks_the_larger_time),
         cmocka_unit_test(formatting),
+        cmocka_unit_test(launches_from_a_capture_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
