@@ -1,6 +1,10 @@
 /* Bench results: rows, summary statistics, Markdown. */
 #include "bench/bench.h"
 
+#include <stdio.h>
+
+#include "journal/journal.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,4 +205,57 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
     if (!st)
         st = tdx_buf_printf(out, "| wall time of all runs | %.0f s |\n", s->seconds);
     return st;
+}
+
+/* The journal-derived parts of a row. */
+void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/journal.jsonl", run_dir);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    json_t *all = NULL;
+    if (tdx_jnl_read(path, &all, &d) == TDX_OK) {
+        tdx_buf lv, fam;
+        tdx_buf_init(&lv, 0);
+        tdx_buf_init(&fam, 0);
+        for (size_t i = 0; i < json_array_size(all); i++) {
+            json_t *e = json_array_get(all, i);
+            const char *t = json_string_value(json_object_get(e, "type"));
+            if (!t)
+                continue;
+            if (strcmp(t, "baseline") == 0)
+                w->fraction_before = json_number_value(json_object_get(e, "fraction"));
+            if (strcmp(t, "round") == 0) {
+                json_t *levels = json_object_get(json_object_get(e, "diagnosis"), "levels");
+                for (size_t k = 0; k < json_array_size(levels); k++)
+                    w->compiles += json_integer_value(json_object_get(json_array_get(levels, k), "compiles"));
+            }
+            if (strcmp(t, "keep") == 0) {
+                int round = (int)json_integer_value(json_object_get(e, "round"));
+                long decided = -1;
+                for (size_t k = 0; k < json_array_size(all); k++) {
+                    json_t *r = json_array_get(all, k);
+                    const char *rt = json_string_value(json_object_get(r, "type"));
+                    if (rt && strcmp(rt, "round_end") == 0 &&
+                        json_integer_value(json_object_get(r, "round")) == round)
+                        decided = (long)json_integer_value(json_object_get(r, "decided_level"));
+                }
+                tdx_buf_printf(&fam, "%s%s", fam.len ? "," : "",
+                               json_string_value(json_object_get(e, "family")));
+                if (decided >= 0)
+                    tdx_buf_printf(&lv, "%s%ld", lv.len ? "," : "", decided);
+                else
+                    tdx_buf_printf(&lv, "%s-", lv.len ? "," : "");
+            }
+        }
+        free(w->levels);
+        free(w->families);
+        w->levels = strdup(tdx_buf_str(&lv));
+        w->families = strdup(tdx_buf_str(&fam));
+        tdx_buf_free(&lv);
+        tdx_buf_free(&fam);
+    }
+    json_decref(all);
+    tdx_diags_free(&d);
 }

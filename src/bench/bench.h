@@ -52,6 +52,11 @@ tdx_status tdx_bench_load(tdx_bench_results *r, const char *path);
 /* A row as JSON (caller json_decref()s). */
 json_t *tdx_bench_row_json(const tdx_bench_row *row);
 
+/* Fill a row's fraction before, deciding levels and kept families, and add
+ * its compiles, from the optimize journal in run_dir (left as is when there
+ * is none). */
+void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir);
+
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s);
 /* The per-task table and the summary as Markdown. */
 tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summary *s, tdx_buf *out);
