@@ -272,6 +272,45 @@ static tdx_status stop(run *r, int round, const char *reason)
                              r->res->final_s, "elapsed_s", r->elapsed_before + now_s() - r->t0));
 }
 
+/* Ask every proposer, then take their candidates in turns (the first of
+ * each, then the second of each, ...) so that one prolific proposer does
+ * not crowd the others out of the round's max candidates. */
+static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *out, size_t max)
+{
+    const tdx_loop_opts *o = r->o;
+    tdx_loop_cands per[4] = {{0}};
+    size_t np = o->nproposers < 4 ? o->nproposers : 4;
+    for (size_t p = 0; p < np; p++) {
+        tdx_status ps = o->proposers[p].propose(o->proposers[p].ud, ctx, &per[p], r->diags);
+        if (ps)
+            tdx_diags_add(r->diags, TDX_SEV_WARNING, o->task_path, 0, 0, "proposer %s failed: %s",
+                          o->proposers[p].name, tdx_status_str(ps));
+    }
+    tdx_status st = TDX_OK;
+    for (size_t k = 0; !st && out->len < max; k++) {
+        int any = 0;
+        for (size_t p = 0; p < np && !st && out->len < max; p++) {
+            if (k >= per[p].len)
+                continue;
+            any = 1;
+            tdx_loop_cand *c = &per[p].items[k];
+            st = tdx_loop_cands_push(out, c->source, c->len, c->family, c->origin, c->summary);
+            c->source = NULL; /* moved */
+            if (!st) {
+                tdx_loop_cand *d = &out->items[out->len - 1];
+                memcpy(d->cites, c->cites, sizeof d->cites);
+                d->ncites = c->ncites;
+                d->tokens = c->tokens;
+            }
+        }
+        if (!any)
+            break;
+    }
+    for (size_t p = 0; p < np; p++)
+        tdx_loop_cands_free(&per[p]);
+    return st;
+}
+
 static tdx_status rounds(run *r, int first_round)
 {
     const tdx_loop_opts *o = r->o;
@@ -299,12 +338,7 @@ static tdx_status rounds(run *r, int first_round)
                                findings_json(&ledger), "diagnosis", tdx_dx_report_json(&dx)));
         tdx_loop_cands cands = {0};
         tdx_loop_ctx ctx = {o->task_path, r->best, r->blen, &ledger, &dx, round};
-        for (size_t p = 0; p < o->nproposers && !st; p++) {
-            tdx_status ps = o->proposers[p].propose(o->proposers[p].ud, &ctx, &cands, r->diags);
-            if (ps)
-                tdx_diags_add(r->diags, TDX_SEV_WARNING, o->task_path, 0, 0,
-                              "proposer %s failed: %s", o->proposers[p].name, tdx_status_str(ps));
-        }
+        st = propose_all(r, &ctx, &cands, max_cands);
         size_t ncands = cands.len < max_cands ? cands.len : max_cands;
         int best_i = -1;
         tdx_loop_timing best_t = {0};

@@ -4,5 +4,5 @@ add_test(NAME python_harness
          COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(python_harness PROPERTIES
-  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python;TDX_CLI=$<TARGET_FILE:tritondx>;CUDA_VISIBLE_DEVICES="
+  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/python;TDX_CLI=$<TARGET_FILE:tritondx>;TDX_LLM_SERVER=$<TARGET_FILE:tdx_llm_server>;CUDA_VISIBLE_DEVICES="
   TIMEOUT 1800)
