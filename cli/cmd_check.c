@@ -106,8 +106,9 @@ int tdx_cmd_check(int argc, char **argv)
         } else {
             fprintf(stderr, "%s: error: %s\n", task, r.reason);
         }
+        int invalid = r.json != NULL; /* the harness answered: the task is what is wrong */
         tdx_hx_reply_free(&r);
-        return r.json ? TDX_EXIT_INPUT : TDX_EXIT_FAILED;
+        return invalid ? TDX_EXIT_INPUT : TDX_EXIT_FAILED;
     }
     json_t *kernels = json_object_get(r.json, "kernels");
     if (!as_json)

@@ -1,4 +1,5 @@
 /* tritondx optimize: the loop over a task file. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,13 @@ int tdx_cmd_optimize(int argc, char **argv)
     tdx_progress_init(&prog, stderr, noprog);
     o.progress = on_progress;
     o.progress_ud = &prog;
+    if (access(o.task_path, R_OK) != 0) {
+        fprintf(stderr, "%s: error: cannot read the task: %s\n", o.task_path, strerror(errno));
+        tdx_diags_free(&d);
+        tdx_llm_config_free(&llm);
+        tdx_hx_reply_free(&cr);
+        return TDX_EXIT_INPUT;
+    }
     if (!quiet && o.nproposers == 1)
         fprintf(stderr, "tritondx: %s: proposing with the built-in families only\n",
                 why ? why : "no LLM endpoint configured");
