@@ -95,40 +95,55 @@ static tdx_src_node *factor(parser *p)
     return tdx_src_p_leave(p, n);
 }
 
-/* The binary precedence levels from `*` up to `|`, lowest index binds
- * tightest. Each is left-associative. */
-static const tdx_src_op level_ops[][6] = {
-    {TDX_OP_STAR, TDX_OP_SLASH, TDX_OP_DSLASH, TDX_OP_PERCENT, TDX_OP_AT, 0},
-    {TDX_OP_PLUS, TDX_OP_MINUS, 0},
-    {TDX_OP_LSHIFT, TDX_OP_RSHIFT, 0},
-    {TDX_OP_AMP, 0},
-    {TDX_OP_CARET, 0},
-    {TDX_OP_PIPE, 0},
-};
-
-// The operator of level lv at the current token, or 0.
-static tdx_src_op level_op(const parser *p, int lv)
+/* The binary precedence level of the operator at the current token, from
+ * `*` (0, binds tightest) up to `|` (5), or -1. All are left-associative. */
+static int level_of(const parser *p, tdx_src_op *op)
 {
     if (cur(p)->kind != TDX_TOK_OP)
-        return TDX_OP_NONE;
-    for (const tdx_src_op *o = level_ops[lv]; *o; o++)
-        if (cur(p)->op == *o)
-            return *o == TDX_OP_AT ? TDX_OP_MATMUL : *o;
-    return TDX_OP_NONE;
+        return -1;
+    switch ((tdx_src_op)cur(p)->op) {
+    case TDX_OP_STAR: case TDX_OP_SLASH: case TDX_OP_DSLASH: case TDX_OP_PERCENT:
+        *op = (tdx_src_op)cur(p)->op;
+        return 0;
+    case TDX_OP_AT:
+        *op = TDX_OP_MATMUL;
+        return 0;
+    case TDX_OP_PLUS: case TDX_OP_MINUS:
+        *op = (tdx_src_op)cur(p)->op;
+        return 1;
+    case TDX_OP_LSHIFT: case TDX_OP_RSHIFT:
+        *op = (tdx_src_op)cur(p)->op;
+        return 2;
+    case TDX_OP_AMP:
+        *op = TDX_OP_AMP;
+        return 3;
+    case TDX_OP_CARET:
+        *op = TDX_OP_CARET;
+        return 4;
+    case TDX_OP_PIPE:
+        *op = TDX_OP_PIPE;
+        return 5;
+    default:
+        return -1;
+    }
 }
 
-// A left-associative binary level (0 = `*`, 5 = `|`).
+/* The binary operators of level lv and tighter, by precedence climbing: a
+ * factor, then while the next operator's level l is at most lv, its right
+ * operand is what binds tighter than l (left-associative). One call per
+ * operator instead of one per level per operand. */
 static tdx_src_node *binary(parser *p, int lv)
 {
     size_t s = p->i;
-    tdx_src_node *n = lv == 0 ? factor(p) : binary(p, lv - 1);
-    tdx_src_op op;
-    while (n && (op = level_op(p, lv)) != TDX_OP_NONE) {
+    tdx_src_node *n = factor(p);
+    tdx_src_op op = TDX_OP_NONE;
+    int l;
+    while (n && (l = level_of(p, &op)) >= 0 && l <= lv) {
         size_t mark = p->sp;
         tdx_src_p_advance(p);
         if (tdx_src_p_push(p, n, TDX_SRC_R_LEFT) < 0)
             return NULL;
-        tdx_src_node *r = lv == 0 ? factor(p) : binary(p, lv - 1);
+        tdx_src_node *r = l == 0 ? factor(p) : binary(p, l - 1);
         if (!r || tdx_src_p_push(p, r, TDX_SRC_R_RIGHT) < 0)
             return NULL;
         n = tdx_src_p_node(p, TDX_SRC_BINOP, s, mark);
