@@ -21,6 +21,7 @@ static void usage(FILE *f)
           "options:\n"
           "  --max-level N              deepest level to run, 0..3 (default 3)\n"
           "  --all-levels               run every allowed level, even after one decided\n"
+          "  --ncu                      level 1 also runs Nsight Compute (slower)\n"
           "  --format text|json|sarif   output format (default text)\n"
           "  --color auto|always|never  colour text output (default auto)\n"
           "  -h, --help                 show this help\n",
@@ -32,6 +33,7 @@ int tdx_cmd_diagnose(int argc, char **argv)
     enum { FMT_TEXT, FMT_JSON, FMT_SARIF } fmt = FMT_TEXT;
     tdx_color_mode color = TDX_COLOR_AUTO;
     tdx_dx_opts o = {0};
+    tdx_dx_l1_opts l1 = {0};
     o.max_level = 3;
     const char *task = NULL;
     for (int i = 1; i < argc; i++) {
@@ -46,6 +48,8 @@ int tdx_cmd_diagnose(int argc, char **argv)
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return TDX_EXIT_OK;
+        } else if (strcmp(a, "--ncu") == 0) {
+            l1.ncu = 1;
         } else if (strcmp(a, "--all-levels") == 0) {
             o.all_levels = 1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--max-level", &v)) != 0) {
@@ -92,6 +96,8 @@ int tdx_cmd_diagnose(int argc, char **argv)
         return TDX_EXIT_INPUT;
     }
     tdx_dx_levels_default(&o);
+    if (o.levels[1].run == tdx_dx_level1)
+        o.levels[1].ud = &l1;
     tdx_ledger led;
     tdx_ledger_init(&led);
     tdx_diags d;

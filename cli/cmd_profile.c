@@ -15,15 +15,19 @@ int tdx_cmd_profile(int argc, char **argv)
 {
     const char *task = NULL;
     int json = 0;
+    tdx_dx_l1_opts l1 = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs("usage: tritondx profile [--format text|json] TASK.py\n\n"
+            fputs("usage: tritondx profile [--ncu] [--format text|json] TASK.py\n\n"
                   "Level 1: the median time of launch() against the device's measured copy\n"
                   "bandwidth and matmul rate (tritondx ceilings), its place on the roofline, and\n"
                   "the symptom: memory- or compute-bound and how far below, launch-bound,\n"
-                  "grid or occupancy limits. Needs a GPU.\n",
+                  "grid or occupancy limits. Needs a GPU. --ncu adds Nsight Compute's DRAM\n"
+                  "bytes, sectors per request and bank conflicts (slower).\n",
                   stdout);
             return TDX_EXIT_OK;
+        } else if (strcmp(argv[i], "--ncu") == 0) {
+            l1.ncu = 1;
         } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc &&
                    (strcmp(argv[i + 1], "json") == 0 || strcmp(argv[i + 1], "text") == 0)) {
             json = strcmp(argv[++i], "json") == 0;
@@ -54,7 +58,7 @@ int tdx_cmd_profile(int argc, char **argv)
     tdx_diags_init(&d);
     tdx_dx_cost cost = {0};
     char why[256] = "";
-    tdx_status st = tdx_dx_level1(NULL, task, src, len, &led, &cost, why, sizeof why, &d);
+    tdx_status st = tdx_dx_level1(&l1, task, src, len, &led, &cost, why, sizeof why, &d);
     tdx_buf out;
     tdx_buf_init(&out, 0);
     tdx_rep_opts ro = {0};

@@ -32,6 +32,10 @@ METRICS = {
     "global_store_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "shared_load_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "shared_store_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "shared_load_insts": "smsp__inst_executed_op_shared_ld.sum",
+    "shared_store_insts": "smsp__inst_executed_op_shared_st.sum",
+    "dram_bytes_read": "dram__bytes_read.sum",
+    "dram_bytes_write": "dram__bytes_write.sum",
 }
 STALL_REASONS = ("long_scoreboard", "short_scoreboard", "barrier", "membar", "mio_throttle", "lg_throttle",
                  "math_pipe_throttle", "tex_throttle", "wait", "not_selected", "selected", "dispatch_stall",

@@ -72,8 +72,13 @@ tdx_status tdx_dx_summary_text(const tdx_dx_report *rep, const tdx_ledger *ledge
 struct json_t;
 struct json_t *tdx_dx_report_json(const tdx_dx_report *rep);
 
-/* Level 1 as a tdx_dx_level_fn: the harness measures (ceilings, time), the
- * profile module judges (src/diagnose/level1.c). */
+/* Level 1 as a tdx_dx_level_fn: the harness measures (ceilings, time, the
+ * launches as compiled, and Nsight Compute metrics when ud is a
+ * tdx_dx_l1_opts with ncu set), the profile module judges
+ * (src/diagnose/level1.c). ud may be NULL. */
+typedef struct tdx_dx_l1_opts {
+    int ncu; /* also run the harness's ncu verb (slower: ncu replays kernels) */
+} tdx_dx_l1_opts;
 tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_t len,
                          tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,
                          tdx_diags *diags);

@@ -19,7 +19,8 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
                          tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,
                          tdx_diags *diags)
 {
-    (void)ud, (void)src, (void)len;
+    (void)src, (void)len;
+    const tdx_dx_l1_opts *l1 = ud;
     tdx_hx_opts o = {0};
     o.timeout_s = 600;
     tdx_hx_reply rc, rt;
@@ -60,6 +61,16 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
     m.bytes = num(rt.json, "bytes", 0);
     m.flops = num(rt.json, "flops", 0);
     m.dtype = json_string_value(json_object_get(rt.json, "dtype"));
+    /* Nsight Compute: DRAM bytes, sectors per request, bank conflicts */
+    tdx_prof_ncu ncu;
+    tdx_hx_reply rn;
+    memset(&rn, 0, sizeof rn);
+    if (l1 && l1->ncu) {
+        if (tdx_hx_call(&o, "ncu", task_path, NULL, &rn, diags) == TDX_OK &&
+            tdx_prof_ncu_from_json(rn.json, &ncu) == TDX_OK)
+            m.ncu = &ncu;
+        cost->gpu_runs++;
+    }
     m.kernels = kernels;
     m.nkernels = have_kernels ? tdx_prof_launches_from_capture(rk.json, kernels, 16, &m.launches) : 0;
     int dominant = 0;
@@ -69,6 +80,7 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
     tdx_hx_reply_free(&rc);
     tdx_hx_reply_free(&rt);
     tdx_hx_reply_free(&rk);
+    tdx_hx_reply_free(&rn);
     if (capdir) {
         tdx_proc_tmpdir_remove(capdir);
         free(capdir);

@@ -125,5 +125,10 @@ void tdx_prof_ceilings_from_json(struct json_t *j, tdx_prof_ceilings *c);
  * stages, registers, spill bytes, shared memory); *launches gets the number
  * of kernel launches one call of launch() makes. Strings point into j. */
 size_t tdx_prof_launches_from_capture(struct json_t *j, tdx_prof_launch *k, size_t max, int *launches);
+/* Fill n from the harness's `ncu` reply: the first profiled launch of each
+ * kernel, DRAM bytes summed over kernels, the other metrics of the first
+ * kernel; what was not measured stays negative. TDX_ERR_INPUT when the
+ * reply has no kernels. */
+tdx_status tdx_prof_ncu_from_json(struct json_t *j, tdx_prof_ncu *n);
 
 #endif

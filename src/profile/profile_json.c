@@ -51,3 +51,42 @@ size_t tdx_prof_launches_from_capture(json_t *j, tdx_prof_launch *k, size_t max,
     }
     return n;
 }
+
+tdx_status tdx_prof_ncu_from_json(json_t *j, tdx_prof_ncu *n)
+{
+    n->dram_bytes = n->dram_pct = n->sectors_per_request = n->bank_conflict_ratio = -1;
+    n->achieved_occupancy = n->tensor_pipe_pct = -1;
+    json_t *ks = json_object_get(j, "kernels");
+    if (!json_array_size(ks))
+        return TDX_ERR_INPUT;
+    double dram = 0;
+    int have_dram = 0;
+    for (size_t i = 0; i < json_array_size(ks); i++) {
+        json_t *k = json_array_get(ks, i);
+        const char *name = json_string_value(json_object_get(k, "name"));
+        int seen = 0; /* only the first launch of each kernel counts */
+        for (size_t p = 0; p < i && name; p++) {
+            const char *other = json_string_value(json_object_get(json_array_get(ks, p), "name"));
+            seen |= other && strcmp(other, name) == 0;
+        }
+        if (seen)
+            continue;
+        json_t *m = json_object_get(k, "metrics");
+        double r = num(m, "dram_bytes_read", -1), w = num(m, "dram_bytes_write", -1);
+        if (r >= 0 && w >= 0) {
+            dram += r + w;
+            have_dram = 1;
+        }
+    }
+    if (have_dram)
+        n->dram_bytes = dram;
+    json_t *m = json_object_get(json_array_get(ks, 0), "metrics");
+    n->dram_pct = num(m, "dram_throughput_pct", -1);
+    n->sectors_per_request = num(m, "global_load_sectors_per_request", -1);
+    n->achieved_occupancy = num(m, "achieved_occupancy_pct", -1);
+    double c = num(m, "shared_load_bank_conflicts", -1) + num(m, "shared_store_bank_conflicts", -1);
+    double insts = num(m, "shared_load_insts", -1) + num(m, "shared_store_insts", -1);
+    if (c >= 0 && insts > 0)
+        n->bank_conflict_ratio = c / insts;
+    return TDX_OK;
+}

@@ -219,6 +219,27 @@ static void launches_from_a_capture_reply(void **state)
     json_decref(j);
 }
 
+/* A real `ncu` reply (softmax_long on the H200): the metrics it measured map
+ * across; the ones it did not stay negative. */
+static void ncu_from_a_real_reply(void **state)
+{
+    (void)state;
+    json_error_t err;
+    json_t *j = json_load_file(TDX_TEST_DATA "/profile/ncu_softmax_long.json", 0, &err);
+    assert_non_null(j);
+    tdx_prof_ncu n;
+    assert_int_equal(tdx_prof_ncu_from_json(j, &n), TDX_OK);
+    assert_true(fabs(n.sectors_per_request - 16.0) < 1e-9);
+    assert_true(fabs(n.dram_pct - 85.64) < 1e-6);
+    assert_true(fabs(n.achieved_occupancy - 91.43) < 1e-6);
+    assert_true(n.dram_bytes < 0);          /* not in that reply */
+    assert_true(n.bank_conflict_ratio < 0); /* no instruction counts in that reply */
+    json_t *empty = json_pack("{s:[]}", "kernels");
+    assert_int_equal(tdx_prof_ncu_from_json(empty, &n), TDX_ERR_INPUT);
+    json_decref(empty);
+    json_decref(j);
+}
+
 static void formatting(void **state)
 {
     (void)state;
@@ -237,6 +258,7 @@ int main(void)
         cmocka_unit_test(roofline_picks_the_larger_time),
         cmocka_unit_test(formatting),
         cmocka_unit_test(launches_from_a_capture_reply),
+        cmocka_unit_test(ncu_from_a_real_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
