@@ -373,6 +373,121 @@ static tdx_status fam_launch_passes(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     return st;
 }
 
+/* The statement `name = tl.program_id(axis)` directly in the kernel's body. */
+static tdx_src_node *program_id_stmt(fam_task *t, tdx_src_node *def, long long axis)
+{
+    for (tdx_src_node *st = tdx_src_next(def, TDX_SRC_R_BODY, NULL); st;
+         st = tdx_src_next(def, TDX_SRC_R_BODY, st)) {
+        if (st->kind != TDX_SRC_ASSIGN || tdx_src_count(st, TDX_SRC_R_TARGET) != 1)
+            continue;
+        tdx_src_node *tg = tdx_src_kid(st, TDX_SRC_R_TARGET), *v = tdx_src_kid(st, TDX_SRC_R_VALUE);
+        if (!tg || tg->kind != TDX_SRC_NAME || !v || !tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id"))
+            continue;
+        tdx_src_node *a = tdx_src_call_arg(v, 0);
+        if (!a)
+            a = tdx_src_call_kwarg(v, "axis");
+        long long x;
+        if (a && tdx_src_int_value(t->m, a, &x) == TDX_OK && x == axis)
+            return st;
+    }
+    return NULL;
+}
+
+/* The kernel parameter that receives the launch argument written as text x. */
+static const char *param_for_arg(fam_task *t, tdx_src_node *launch, tdx_src_node *def,
+                                 const char *x, size_t xl)
+{
+    for (size_t i = 0; i < tdx_src_call_nargs(launch); i++) {
+        size_t al;
+        const char *at = tdx_src_text(t->m, tdx_src_call_arg(launch, i), &al);
+        if (al != xl || memcmp(at, x, xl) != 0)
+            continue;
+        size_t k = 0;
+        for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+             p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
+            if (k == i)
+                return p->name;
+    }
+    return NULL;
+}
+
+/* grouped-order: a 2-D grid of matmul tiles runs row by row, so consecutive
+ * programs share one tile row of A but each needs a new column of B; grouping
+ * GROUP_M=8 rows of tiles together keeps the B columns they share in L2
+ * (the program order of Triton's matmul tutorial). The 2-D grid becomes 1-D
+ * and the kernel maps the program id back to (pid_m, pid_n). */
+static tdx_status fam_grouped(fam_task *t, tdx_rw_emit_fn emit, void *ud)
+{
+    tdx_status st = TDX_OK;
+    for (size_t li = 0; li < t->launches.len && !st; li++) {
+        tdx_src_node *L = t->launches.items[li];
+        tdx_src_node *def = fam_launched_kernel(t, L);
+        tdx_src_node *g = grid_expr(t, L);
+        if (!def || !g)
+            continue;
+        tdx_src_node *tup = g->kind == TDX_SRC_LAMBDA ? tdx_src_kid(g, TDX_SRC_R_BODY) : g;
+        if (!tup || tup->kind != TDX_SRC_TUPLE || tdx_src_count(tup, TDX_SRC_R_ELT) != 2)
+            continue;
+        tdx_src_node *e0 = tdx_src_kid(tup, TDX_SRC_R_ELT);
+        tdx_src_node *e1 = tdx_src_next(tup, TDX_SRC_R_ELT, e0);
+        tdx_src_node *sm = program_id_stmt(t, def, 0), *sn = program_id_stmt(t, def, 1);
+        if (!sm || !sn || sn->start < sm->start || e0->kind != TDX_SRC_CALL || e1->kind != TDX_SRC_CALL)
+            continue;
+        /* M and N: the kernel parameters fed by the first arguments of the grid's cdivs */
+        size_t ml, nl;
+        const char *mx = tdx_src_text(t->m, tdx_src_call_arg(e0, 0), &ml);
+        const char *nx = tdx_src_text(t->m, tdx_src_call_arg(e1, 0), &nl);
+        const char *mp = param_for_arg(t, L, def, mx, ml), *np = param_for_arg(t, L, def, nx, nl);
+        const char *bm = NULL, *bn = NULL;
+        blockarg b[6];
+        size_t nb = block_args(t, L, b, 6);
+        for (size_t i = 0; i < nb; i++) {
+            size_t l = strlen(b[i].name);
+            if (b[i].name[l - 1] == 'M')
+                bm = b[i].name;
+            if (b[i].name[l - 1] == 'N')
+                bn = b[i].name;
+        }
+        if (!mp || !np || !bm || !bn)
+            continue;
+        /* the line of `pid_n = ...` goes; `pid_m = ...` becomes the mapping */
+        size_t ls = sn->start, le = sn->end;
+        while (ls > 0 && (t->src[ls - 1] == ' ' || t->src[ls - 1] == '\t'))
+            ls--;
+        while (le < t->len && t->src[le] != '\n')
+            le++;
+        if ((ls > 0 && t->src[ls - 1] != '\n') || le >= t->len)
+            continue;
+        int ind = sm->col - 1;
+        const char *tm = tdx_src_kid(sm, TDX_SRC_R_TARGET)->name;
+        const char *tn = tdx_src_kid(sn, TDX_SRC_R_TARGET)->name;
+        char *block = tdx_arena_printf(
+            &t->arena,
+            "_pid = tl.program_id(0)\n"
+            "%*s_num_pid_m = tl.cdiv(%s, %s)\n"
+            "%*s_num_pid_n = tl.cdiv(%s, %s)\n"
+            "%*s_group = _pid // (8 * _num_pid_n)\n"
+            "%*s_first_m = _group * 8\n"
+            "%*s_group_m = min(_num_pid_m - _first_m, 8)\n"
+            "%*s%s = _first_m + (_pid %% (8 * _num_pid_n)) %% _group_m\n"
+            "%*s%s = (_pid %% (8 * _num_pid_n)) // _group_m",
+            ind, "", mp, bm, ind, "", np, bn, ind, "", ind, "", ind, "", ind, "", tm, ind, "", tn);
+        size_t l0, l1;
+        const char *x0 = tdx_src_text(t->m, e0, &l0), *x1 = tdx_src_text(t->m, e1, &l1);
+        char *grid = tdx_arena_printf(&t->arena, "(%.*s * %.*s,)", (int)l0, x0, (int)l1, x1);
+        if (!block || !grid)
+            return TDX_ERR_NOMEM;
+        fam_edits e = {0};
+        fam_edit(t, &e, sm->start, sm->end, block);
+        fam_edit(t, &e, ls, le + 1, "");
+        fam_edit(t, &e, tup->start, tup->end, grid);
+        char sum[160];
+        snprintf(sum, sizeof sum, "%s: grouped program order (GROUP_M=8) on a 1-D grid", kname(t, L));
+        st = fam_emit(t, &e, emit, ud, "grouped-order", sum);
+    }
+    return st;
+}
+
 static const tdx_rw_family families[] = {
     {"retune", "a kernel launch with block-size constexprs, num_warps or num_stages", fam_retune},
     {"pipelining", "a kernel loop over tl.load", fam_pipelining},
@@ -380,6 +495,7 @@ static const tdx_rw_family families[] = {
     {"exp2", "tl.exp in a kernel", fam_exp2},
     {"alignment-hints", "@triton.jit(do_not_specialize=[...])", fam_alignment},
     {"remove-launch-passes", ".contiguous() in launch", fam_launch_passes},
+    {"grouped-order", "a tl.dot kernel on a 2-D grid of cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) tiles", fam_grouped},
 };
 
 const tdx_rw_family *tdx_rw_families(size_t *n)

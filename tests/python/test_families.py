@@ -28,6 +28,9 @@ CASES = [
     ("alignment-hints", "scale_rows_dns.py"),
     ("remove-launch-passes", "silu_dns.py"),
     ("remove-launch-passes", "scale_rows_dns.py"),
+    ("grouped-order", "matmul_ieee.py"),
+    ("grouped-order", "matmul_notf32.py"),
+    ("grouped-order", "matmul_grid_var.py"),
 ]
 
 
@@ -68,4 +71,17 @@ def test_check_catches_a_launch_left_inconsistent(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text(src.replace("BLOCK=64", "BLOCK=16"))
     res = check_task(str(DATA / "scale.py"), device="cpu", seeds=(0,), candidate=str(bad))
+    assert not res["ok"]
+
+
+def test_check_catches_a_wrong_program_order(tmp_path):
+    """The negative control for grouped-order: a mapping from the 1-D program id
+    that skips tiles must fail the check (matmul_ieee's third check shape has
+    ten rows of tiles, more than one group)."""
+    cands = rewrite("grouped-order", DATA / "matmul_ieee.py", tmp_path)
+    text = Path(cands[0]).read_text()
+    assert "// _group_m" in text
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace("(_pid % (8 * _num_pid_n)) // _group_m", "(_pid % (8 * _num_pid_n)) // 8"))
+    res = check_task(str(DATA / "matmul_ieee.py"), device="cpu", seeds=(0,), candidate=str(bad))
     assert not res["ok"]

@@ -44,5 +44,5 @@ def make_inputs(shape, dtype=torch.float32, device="cuda", seed=0):
     return (a.to(device), b.to(device))
 
 
-SHAPES = {"bench": (4096, 4096, 4096), "check": [(40, 24, 72), (17, 33, 64)]}
+SHAPES = {"bench": (4096, 4096, 4096), "check": [(40, 24, 72), (17, 33, 64), (300, 70, 32)]}
 TOLERANCE = 1e-3
