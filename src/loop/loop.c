@@ -294,6 +294,10 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
                 continue;
             any = 1;
             tdx_loop_cand *c = &per[p].items[k];
+            char hash[17];
+            tdx_loop_hash(c->source, c->len, hash);
+            if (json_object_get(r->tried, hash))
+                continue; /* tried in an earlier round: leave the slot to something new */
             st = tdx_loop_cands_push(out, c->source, c->len, c->family, c->origin, c->summary);
             c->source = NULL; /* moved */
             if (!st) {

@@ -47,8 +47,10 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
         want(tdx_ledger_at(l, (size_t)ctx->dx->deciding_finding - 1)->family, fams, &nf, 32);
     for (size_t i = 0; i < tdx_ledger_count(l); i++)
         want(tdx_ledger_at(l, i)->family, fams, &nf, 32);
-    /* retuning is the search every diagnosis narrows; it always applies last */
+    /* retuning is the search every diagnosis narrows; it always applies, then
+     * the program order of tile grids (it yields nothing for other kernels) */
     want("retune", fams, &nf, 32);
+    want("grouped-order", fams, &nf, 32);
     for (int i = 0; i < nf; i++) {
         if (!tdx_rw_family_find(fams[i])) {
             tdx_diags_add(diags, TDX_SEV_NOTE, ctx->task_path, 0, 0,
