@@ -34,6 +34,11 @@ int tdx_cli_parse_color(const char *s, tdx_color_mode *out);
  * been printed). */
 int tdx_cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val);
 
+/* Output formats of the commands that print findings. */
+enum { TDX_FMT_TEXT, TDX_FMT_JSON, TDX_FMT_SARIF };
+/* Parse "text|json|sarif" into *out; returns -1 when invalid. */
+int tdx_cli_parse_format(const char *s, int *out);
+
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -47,7 +47,7 @@ static void usage(FILE *f, int level)
 
 int tdx_cli_an_main(int argc, char **argv, int level)
 {
-    enum { FMT_TEXT, FMT_JSON, FMT_SARIF } fmt = FMT_TEXT;
+    int fmt = TDX_FMT_TEXT;
     tdx_color_mode color = TDX_COLOR_AUTO;
     const char *task = NULL;
     tdx_an_session s = {0};
@@ -84,13 +84,7 @@ int tdx_cli_an_main(int argc, char **argv, int level)
             }
             s.env.max_compiles = (int)n;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--format", &v)) != 0) {
-            if (r > 0 && strcmp(v, "text") == 0)
-                fmt = FMT_TEXT;
-            else if (r > 0 && strcmp(v, "json") == 0)
-                fmt = FMT_JSON;
-            else if (r > 0 && strcmp(v, "sarif") == 0)
-                fmt = FMT_SARIF;
-            else {
+            if (r < 0 || tdx_cli_parse_format(v, &fmt) != 0) {
                 tdx_cli_error("--format takes text, json or sarif");
                 return TDX_EXIT_USAGE;
             }
@@ -135,8 +129,8 @@ int tdx_cli_an_main(int argc, char **argv, int level)
     if (st && why[0] && d.len == 0)
         fprintf(stderr, "%s: error: %s\n", task, why);
     tdx_rep_opts ro = {0};
-    ro.color = fmt == FMT_TEXT && tdx_cli_use_color(color, stdout);
-    ro.caret = fmt == FMT_TEXT && isatty(fileno(stdout));
+    ro.color = fmt == TDX_FMT_TEXT && tdx_cli_use_color(color, stdout);
+    ro.caret = fmt == TDX_FMT_TEXT && isatty(fileno(stdout));
     char cwd[4096];
     ro.root = getcwd(cwd, sizeof cwd);
     tdx_rep_file file = {task, src, len, st};
@@ -148,11 +142,11 @@ int tdx_cli_an_main(int argc, char **argv, int level)
     eo.color = tdx_cli_use_color(color, stderr);
     tdx_rep_diags_text(&d, &eo, &err);
     tdx_status rs;
-    if (fmt == FMT_TEXT) {
+    if (fmt == TDX_FMT_TEXT) {
         rs = tdx_rep_text(&run, &ro, &out);
         if (!rs && !st)
             tdx_buf_printf(&out, "level %d: %d compile%s\n", level, cost.compiles, cost.compiles == 1 ? "" : "s");
-    } else if (fmt == FMT_SARIF) {
+    } else if (fmt == TDX_FMT_SARIF) {
         rs = tdx_rep_sarif(&run, &ro, &out);
     } else {
         rs = tdx_rep_json(&run, &ro, &out);

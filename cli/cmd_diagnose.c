@@ -30,7 +30,7 @@ static void usage(FILE *f)
 
 int tdx_cmd_diagnose(int argc, char **argv)
 {
-    enum { FMT_TEXT, FMT_JSON, FMT_SARIF } fmt = FMT_TEXT;
+    int fmt = TDX_FMT_TEXT;
     tdx_color_mode color = TDX_COLOR_AUTO;
     tdx_dx_opts o = {0};
     tdx_dx_l1_opts l1 = {0};
@@ -59,13 +59,7 @@ int tdx_cmd_diagnose(int argc, char **argv)
             }
             o.max_level = v[0] - '0';
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--format", &v)) != 0) {
-            if (r > 0 && strcmp(v, "text") == 0)
-                fmt = FMT_TEXT;
-            else if (r > 0 && strcmp(v, "json") == 0)
-                fmt = FMT_JSON;
-            else if (r > 0 && strcmp(v, "sarif") == 0)
-                fmt = FMT_SARIF;
-            else {
+            if (r < 0 || tdx_cli_parse_format(v, &fmt) != 0) {
                 tdx_cli_error("--format takes text, json or sarif");
                 return TDX_EXIT_USAGE;
             }
@@ -105,8 +99,8 @@ int tdx_cmd_diagnose(int argc, char **argv)
     tdx_dx_report rep;
     st = tdx_dx_run(&o, task, src, len, &led, &rep, &d);
     tdx_rep_opts ro = {0};
-    ro.color = fmt == FMT_TEXT && tdx_cli_use_color(color, stdout);
-    ro.caret = fmt == FMT_TEXT && isatty(fileno(stdout));
+    ro.color = fmt == TDX_FMT_TEXT && tdx_cli_use_color(color, stdout);
+    ro.caret = fmt == TDX_FMT_TEXT && isatty(fileno(stdout));
     char cwd[4096];
     ro.root = getcwd(cwd, sizeof cwd);
     tdx_rep_file file = {task, src, len, st};
@@ -118,11 +112,11 @@ int tdx_cmd_diagnose(int argc, char **argv)
     eo.color = tdx_cli_use_color(color, stderr);
     tdx_rep_diags_text(&d, &eo, &err);
     tdx_status rs = TDX_OK;
-    if (fmt == FMT_TEXT) {
+    if (fmt == TDX_FMT_TEXT) {
         rs = tdx_rep_text(&run, &ro, &out);
         if (!rs && !st)
             rs = tdx_dx_summary_text(&rep, &led, &out);
-    } else if (fmt == FMT_SARIF) {
+    } else if (fmt == TDX_FMT_SARIF) {
         rs = tdx_rep_sarif(&run, &ro, &out);
     } else {
         rs = tdx_rep_json(&run, &ro, &out);

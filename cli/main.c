@@ -75,6 +75,19 @@ int tdx_cli_parse_color(const char *s, tdx_color_mode *out)
     return 0;
 }
 
+int tdx_cli_parse_format(const char *s, int *out)
+{
+    if (strcmp(s, "text") == 0)
+        *out = TDX_FMT_TEXT;
+    else if (strcmp(s, "json") == 0)
+        *out = TDX_FMT_JSON;
+    else if (strcmp(s, "sarif") == 0)
+        *out = TDX_FMT_SARIF;
+    else
+        return -1;
+    return 0;
+}
+
 int tdx_cli_use_color(tdx_color_mode mode, FILE *f)
 {
     if (mode == TDX_COLOR_ALWAYS)
