@@ -8,7 +8,8 @@ mkdir -p "$OUT/p"
 export PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
 T=bench/tasks
 TASKS=${TASKS:-"elementwise_add softmax_long layernorm matmul_fp16_square matmul_fp32_square"}
-secs() { local s=$(date +%s.%N); "$@"; local rc=$?; echo "rc=$rc seconds=$(echo "$(date +%s.%N) - $s" | bc)"; }
+# run a command and print its exit status and seconds on stderr (no bc there)
+secs() { local s=$(date +%s%N); "$@"; local rc=$?; local ms=$((($(date +%s%N) - s) / 1000000)); echo "rc=$rc seconds=$((ms / 1000)).$(printf %03d $((ms % 1000)))" >&2; }
 {
 for t in $TASKS; do
   echo "== tritondx profile --ncu $T/$t.py"

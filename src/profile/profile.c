@@ -317,7 +317,21 @@ tdx_status tdx_prof_diagnose(const tdx_prof_measure *m, const tdx_prof_ceilings 
                      n->dram_bytes / m->bytes, n->dram_bytes / 1e6, m->bytes / 1e6);
             f = add(l, m, "TDX109", kname, 0.8, msg);
             if (f) {
-                f->expected_gain = n->dram_bytes / m->bytes;
+                double ratio = n->dram_bytes / m->bytes;
+                tdx_finding_fact(l, f, "dram_bytes", "%.6g", n->dram_bytes);
+                tdx_finding_fact(l, f, "ideal_bytes", "%.6g", m->bytes);
+                tdx_finding_fact(l, f, "traffic_ratio", "%.3g", ratio);
+                /* Re-read bytes cost at most the gap to the roofline. */
+                f->expected_gain = r.fraction > 0 && ratio > 1.0 / r.fraction ? 1.0 / r.fraction : ratio;
+                if (m->flops > 0) {
+                    /* A kernel doing FLOPs re-reads its operand tiles: the bytes
+                     * come back through L2 misses, which program order fixes,
+                     * not a single pass over the data. */
+                    f->family = "grouped-order";
+                    tdx_finding_set_hypothesis(l, f, "operand tiles are fetched from DRAM again and again: "
+                                                     "programs that share a tile do not run together, so L2 "
+                                                     "does not keep it");
+                }
                 if (bound)
                     tdx_finding_cite(l, f, bound->id);
                 if (bound && dominant == bound && r.bound == TDX_PROF_MEMORY)
@@ -328,6 +342,8 @@ tdx_status tdx_prof_diagnose(const tdx_prof_measure *m, const tdx_prof_ceilings 
             snprintf(msg, sizeof msg, "%.1f sectors per global load request (16 is a fully coalesced 128-bit access)",
                      n->sectors_per_request);
             f = add(l, m, "TDX110", kname, 0.7, msg);
+            if (f)
+                tdx_finding_fact(l, f, "sectors_per_request", "%.3g", n->sectors_per_request);
             if (f && bound)
                 tdx_finding_cite(l, f, bound->id);
         }
@@ -335,6 +351,8 @@ tdx_status tdx_prof_diagnose(const tdx_prof_measure *m, const tdx_prof_ceilings 
             snprintf(msg, sizeof msg, "%.2f shared-memory bank conflicts per request",
                      n->bank_conflict_ratio);
             f = add(l, m, "TDX111", kname, 0.5, msg);
+            if (f)
+                tdx_finding_fact(l, f, "bank_conflicts_per_request", "%.3g", n->bank_conflict_ratio);
             if (f && bound)
                 tdx_finding_cite(l, f, bound->id);
         }

@@ -29,6 +29,11 @@ typedef struct pcase {
     char expect[MAXE][32];
     int nexpect;
     char dominant[32];
+    char fam_rule[MAXE][32], fam[MAXE][48]; /* "family RULE NAME": the family it must point to */
+    int nfam;
+    char gain_rule[MAXE][32];               /* "gain_at_most RULE X" */
+    double gain_max[MAXE];
+    int ngain;
 } pcase;
 
 static void load(pcase *pc, const char *dir, const char *name)
@@ -49,6 +54,14 @@ static void load(pcase *pc, const char *dir, const char *name)
             snprintf(pc->expect[pc->nexpect++], 32, "%s", v1);
         else if (strcmp(key, "dominant") == 0)
             snprintf(pc->dominant, 32, "%s", v1);
+        else if (strcmp(key, "family") == 0) {
+            assert_int_equal(sscanf(line, "family %31s %47s", pc->fam_rule[pc->nfam], pc->fam[pc->nfam]), 2);
+            pc->nfam++;
+        } else if (strcmp(key, "gain_at_most") == 0) {
+            assert_int_equal(sscanf(line, "gain_at_most %31s %lf", pc->gain_rule[pc->ngain],
+                                    &pc->gain_max[pc->ngain]), 2);
+            pc->ngain++;
+        }
         else if (strcmp(key, "kernel") == 0) {
             size_t i = pc->m.nkernels++;
             tdx_prof_launch *k = &pc->k[i];
@@ -120,6 +133,20 @@ static int run_case(const char *dir, const char *name)
             print_error("%s: missing %s\n", name, pc.expect[e]);
             bad++;
         }
+    for (size_t i = 0; i < tdx_ledger_count(&l); i++) {
+        const tdx_finding *f = tdx_ledger_at(&l, i);
+        for (int k = 0; k < pc.nfam; k++)
+            if (strcmp(pc.fam_rule[k], f->rule->id) == 0 && strcmp(pc.fam[k], f->family) != 0) {
+                print_error("%s: %s points to %s, expected %s\n", name, f->rule->id, f->family, pc.fam[k]);
+                bad++;
+            }
+        for (int k = 0; k < pc.ngain; k++)
+            if (strcmp(pc.gain_rule[k], f->rule->id) == 0 && f->expected_gain > pc.gain_max[k]) {
+                print_error("%s: %s expects %.3gx, more than %.3gx\n", name, f->rule->id, f->expected_gain,
+                            pc.gain_max[k]);
+                bad++;
+            }
+    }
     const char *dom_rule = dom > 0 ? tdx_ledger_at(&l, (size_t)dom - 1)->rule->id : "none";
     if (strcmp(dom_rule, pc.dominant[0] ? pc.dominant : "none") != 0) {
         print_error("%s: dominant %s, expected %s\n", name, dom_rule, pc.dominant);
