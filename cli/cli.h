@@ -4,7 +4,13 @@
 #ifndef TDX_CLI_H
 #define TDX_CLI_H
 
+#include <jansson.h>
 #include <stdio.h>
+
+#include "base/buf.h"
+#include "base/diag.h"
+#include "base/status.h"
+#include "finding/finding.h"
 
 /* Exit codes (documented in README.md). */
 enum {
@@ -38,6 +44,31 @@ int tdx_cli_opt_value(int argc, char **argv, int *i, const char *name, const cha
 enum { TDX_FMT_TEXT, TDX_FMT_JSON, TDX_FMT_SARIF };
 /* Parse "text|json|sarif" into *out; returns -1 when invalid. */
 int tdx_cli_parse_format(const char *s, int *out);
+
+/* One task's findings, as diagnose/profile/attribute/analyze print them
+ * (cli/render.c). Everything is borrowed. */
+typedef struct tdx_cli_render {
+    int fmt;                     /* TDX_FMT_* */
+    tdx_color_mode color;
+    const char *task;            /* the task file and its text, for locations and carets */
+    const char *src;
+    size_t len;
+    tdx_status status;           /* how the command's run ended */
+    const tdx_ledger *ledger;
+    const tdx_diags *diags;      /* printed on stderr; may be NULL */
+    /* text: lines after the findings when the run succeeded (may be NULL) */
+    tdx_status (*text_tail)(void *ud, tdx_buf *out);
+    /* json: members added to the findings document (may be NULL) */
+    void (*json_extra)(void *ud, json_t *doc);
+    void *ud;
+} tdx_cli_render;
+
+/* Print diags on stderr and the findings on stdout; returns the renderer's status. */
+tdx_status tdx_cli_render_task(const tdx_cli_render *r);
+/* The exit code of a per-task command: FAILED when rendering or the run
+ * failed (INPUT when the task could not be read or parsed), else FINDINGS
+ * when anything is at warning level or above, else OK. */
+int tdx_cli_task_exit(tdx_status render, tdx_status run, const tdx_ledger *led);
 
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

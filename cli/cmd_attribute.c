@@ -45,6 +45,17 @@ static void usage(FILE *f, int level)
           f);
 }
 
+typedef struct an_tail {
+    int level, compiles;
+} an_tail;
+
+/* The closing line of the text output: what the level cost. */
+static tdx_status text_tail(void *ud, tdx_buf *out)
+{
+    const an_tail *t = ud;
+    return tdx_buf_printf(out, "level %d: %d compile%s\n", t->level, t->compiles, t->compiles == 1 ? "" : "s");
+}
+
 int tdx_cli_an_main(int argc, char **argv, int level)
 {
     int fmt = TDX_FMT_TEXT;
@@ -128,42 +139,14 @@ int tdx_cli_an_main(int argc, char **argv, int level)
     tdx_an_session_free(&s);
     if (st && why[0] && d.len == 0)
         fprintf(stderr, "%s: error: %s\n", task, why);
-    tdx_rep_opts ro = {0};
-    ro.color = fmt == TDX_FMT_TEXT && tdx_cli_use_color(color, stdout);
-    ro.caret = fmt == TDX_FMT_TEXT && isatty(fileno(stdout));
-    char cwd[4096];
-    ro.root = getcwd(cwd, sizeof cwd);
-    tdx_rep_file file = {task, src, len, st};
-    tdx_rep_run run = {&led, &file, 1, &d};
-    tdx_buf out, err;
-    tdx_buf_init(&out, 0);
-    tdx_buf_init(&err, 0);
-    tdx_rep_opts eo = {0};
-    eo.color = tdx_cli_use_color(color, stderr);
-    tdx_rep_diags_text(&d, &eo, &err);
-    tdx_status rs;
-    if (fmt == TDX_FMT_TEXT) {
-        rs = tdx_rep_text(&run, &ro, &out);
-        if (!rs && !st)
-            tdx_buf_printf(&out, "level %d: %d compile%s\n", level, cost.compiles, cost.compiles == 1 ? "" : "s");
-    } else if (fmt == TDX_FMT_SARIF) {
-        rs = tdx_rep_sarif(&run, &ro, &out);
-    } else {
-        rs = tdx_rep_json(&run, &ro, &out);
-    }
-    fputs(tdx_buf_str(&err), stderr);
-    fputs(tdx_buf_str(&out), stdout);
-    int warnings = 0;
-    for (size_t i = 0; i < tdx_ledger_count(&led); i++)
-        warnings += tdx_ledger_at(&led, i)->sev >= TDX_SEV_WARNING;
-    tdx_buf_free(&out);
-    tdx_buf_free(&err);
+    an_tail tail = {level, cost.compiles};
+    tdx_cli_render r = {fmt, color, task, src, len, st, &led, &d, text_tail, NULL, &tail};
+    tdx_status rs = tdx_cli_render_task(&r);
+    int code = tdx_cli_task_exit(rs, st, &led);
     tdx_diags_free(&d);
     tdx_ledger_free(&led);
     free(src);
-    if (rs || st)
-        return st == TDX_ERR_INPUT ? TDX_EXIT_INPUT : TDX_EXIT_FAILED;
-    return warnings ? TDX_EXIT_FINDINGS : TDX_EXIT_OK;
+    return code;
 }
 
 int tdx_cmd_attribute(int argc, char **argv)

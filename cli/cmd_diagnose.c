@@ -28,6 +28,25 @@ static void usage(FILE *f)
           f);
 }
 
+typedef struct dx_out {
+    const tdx_dx_report *rep;
+    const tdx_ledger *led;
+} dx_out;
+
+/* Text: the levels run, their costs and the level that decided. */
+static tdx_status summary_tail(void *ud, tdx_buf *out)
+{
+    const dx_out *o = ud;
+    return tdx_dx_summary_text(o->rep, o->led, out);
+}
+
+/* JSON: the same as a "diagnosis" member of the findings document. */
+static void add_diagnosis(void *ud, json_t *doc)
+{
+    const dx_out *o = ud;
+    json_object_set_new(doc, "diagnosis", tdx_dx_report_json(o->rep));
+}
+
 int tdx_cmd_diagnose(int argc, char **argv)
 {
     int fmt = TDX_FMT_TEXT;
@@ -98,54 +117,12 @@ int tdx_cmd_diagnose(int argc, char **argv)
     tdx_diags_init(&d);
     tdx_dx_report rep;
     st = tdx_dx_run(&o, task, src, len, &led, &rep, &d);
-    tdx_rep_opts ro = {0};
-    ro.color = fmt == TDX_FMT_TEXT && tdx_cli_use_color(color, stdout);
-    ro.caret = fmt == TDX_FMT_TEXT && isatty(fileno(stdout));
-    char cwd[4096];
-    ro.root = getcwd(cwd, sizeof cwd);
-    tdx_rep_file file = {task, src, len, st};
-    tdx_rep_run run = {&led, &file, 1, &d};
-    tdx_buf out, err;
-    tdx_buf_init(&out, 0);
-    tdx_buf_init(&err, 0);
-    tdx_rep_opts eo = {0};
-    eo.color = tdx_cli_use_color(color, stderr);
-    tdx_rep_diags_text(&d, &eo, &err);
-    tdx_status rs = TDX_OK;
-    if (fmt == TDX_FMT_TEXT) {
-        rs = tdx_rep_text(&run, &ro, &out);
-        if (!rs && !st)
-            rs = tdx_dx_summary_text(&rep, &led, &out);
-    } else if (fmt == TDX_FMT_SARIF) {
-        rs = tdx_rep_sarif(&run, &ro, &out);
-    } else {
-        rs = tdx_rep_json(&run, &ro, &out);
-        json_t *j = rs ? NULL : json_loads(tdx_buf_str(&out), 0, NULL);
-        if (j) {
-            json_object_set_new(j, "diagnosis", tdx_dx_report_json(&rep));
-            char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
-            tdx_buf_reset(&out);
-            if (s) {
-                tdx_buf_adds(&out, s);
-                tdx_buf_addc(&out, '\n');
-                free(s);
-            }
-            json_decref(j);
-        }
-    }
-    fputs(tdx_buf_str(&err), stderr);
-    fputs(tdx_buf_str(&out), stdout);
-    int warnings = 0;
-    for (size_t i = 0; i < tdx_ledger_count(&led); i++)
-        warnings += tdx_ledger_at(&led, i)->sev >= TDX_SEV_WARNING;
-    tdx_buf_free(&out);
-    tdx_buf_free(&err);
+    dx_out dout = {&rep, &led};
+    tdx_cli_render r = {fmt, color, task, src, len, st, &led, &d, summary_tail, add_diagnosis, &dout};
+    tdx_status rs = tdx_cli_render_task(&r);
+    int code = tdx_cli_task_exit(rs, st, &led);
     tdx_diags_free(&d);
     tdx_ledger_free(&led);
     free(src);
-    if (rs)
-        return TDX_EXIT_FAILED;
-    if (st)
-        return st == TDX_ERR_PARSE || st == TDX_ERR_INPUT ? TDX_EXIT_INPUT : TDX_EXIT_FAILED;
-    return warnings ? TDX_EXIT_FINDINGS : TDX_EXIT_OK;
+    return code;
 }
