@@ -37,6 +37,9 @@ def add_args(p):
     p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (at least one)")
     p.add_argument("--shape", action="append", help="check only this shape (repeatable)")
     p.add_argument("--dtype", help="pass this dtype to make_inputs")
+    p.add_argument("--bench-shape", action="store_true",
+                   help="also check SHAPES['bench'] once (first seed): a candidate that is only wrong "
+                        "at the size it is timed at must not pass")
 
 
 def run(args):
@@ -44,7 +47,7 @@ def run(args):
     seeds = tuple(int(s) for s in args.seeds.split(",") if s.strip())
     shapes = [parse_shape(s) for s in args.shape] if args.shape else None
     return check_task(args.task, device=args.device, seeds=seeds, shapes=shapes,
-                      candidate=args.candidate, dtype=args.dtype)
+                      candidate=args.candidate, dtype=args.dtype, bench_shape=args.bench_shape)
 
 
 def dtype_class(dtype, uses_tf32=False):
@@ -254,7 +257,8 @@ def _source(path):
         return f.read()
 
 
-def check_task(task_path, device="cpu", seeds=(0, 1, 2), shapes=None, candidate=None, dtype=None):
+def check_task(task_path, device="cpu", seeds=(0, 1, 2), shapes=None, candidate=None, dtype=None,
+               bench_shape=False):
     """Check a task's launch (or `candidate`'s launch) against the task's
     reference on every check shape and seed; returns the reply dict."""
     try:
@@ -262,14 +266,14 @@ def check_task(task_path, device="cpu", seeds=(0, 1, 2), shapes=None, candidate=
         # imports parts of itself lazily on the first interpreted launch.
         # With no GPU to benchmark on, @triton.autotune runs its first config.
         with interpreter(device == "cpu"), (one_config(0) if device == "cpu" else contextlib.nullcontext()):
-            return _check(task_path, device, tuple(seeds), shapes, candidate, dtype)
+            return _check(task_path, device, tuple(seeds), shapes, candidate, dtype, bench_shape)
     except HarnessError as e:
         return protocol.failure("check", e.kind, str(e), task=task_path, candidate=candidate,
                                 device=device, cases=[], reason=e.extra.get("reason"),
                                 **{k: v for k, v in e.extra.items() if k != "reason"})
 
 
-def _check(task_path, device, seeds, shapes, candidate, dtype_name):
+def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=False):
     """check_task's body; raises HarnessError for failures that are not verdicts."""
     if not seeds:
         raise HarnessError(protocol.USAGE, "at least one seed is needed")
@@ -294,12 +298,14 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name):
                                f"{signature_text(b)} instead of {signature_text(a)}", reason="signature")
         runner = cand
     tf32 = uses_tf32(_source(runner.path))
-    shape_list = list(shapes) if shapes is not None else list(task.shapes["check"])
+    shape_list = [(s, seeds) for s in (list(shapes) if shapes is not None else list(task.shapes["check"]))]
+    if bench_shape:
+        shape_list.append((task.shapes["bench"], seeds[:1]))
     cases = []
     first_fail = None
-    for shape in shape_list:
+    for shape, shape_seeds in shape_list:
         want_dtypes = None
-        for seed in seeds:
+        for seed in shape_seeds:
             case = {"shape": shape_label(shape), "seed": seed, "ok": False, "reason": None, "message": None}
             t0 = time.monotonic()
             try:

@@ -18,8 +18,12 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
     memset(res, 0, sizeof *res);
     tdx_hx_opts o = x->hx;
     o.timeout_s = x->check_timeout_s > 0 ? x->check_timeout_s : 600;
-    const char *args[] = {"--candidate", candidate_path, "--device", x->device ? x->device : "cuda",
-                          NULL};
+    const char *dev = x->device ? x->device : "cuda";
+    /* On the GPU a candidate is also checked once at the bench shape, the
+     * size it is timed at: small check shapes cannot catch a grid or tile
+     * that only goes wrong at size. (The interpreter would take too long.) */
+    const char *args[] = {"--candidate", candidate_path, "--device", dev,
+                          strcmp(dev, "cuda") == 0 ? "--bench-shape" : NULL, NULL};
     tdx_hx_reply r;
     tdx_status st = tdx_hx_call(&o, "check", task_path, args, &r, NULL);
     if (!st) {

@@ -206,3 +206,15 @@ def test_poisoned_allocations_fill_and_restore():
     assert (i == torch.iinfo(torch.int32).min).all()
     assert (z == 0).all()
     assert torch.empty is orig
+
+
+def test_bench_shape_catches_a_candidate_wrong_only_at_size():
+    cand = task("cand_add_capped_grid.py")
+    small = check_task(task("add.py"), device="cpu", candidate=cand)
+    assert small["ok"] is True, small["error"]
+    res = check_task(task("add.py"), device="cpu", candidate=cand, bench_shape=True)
+    assert res["ok"] is False
+    last = res["cases"][-1]
+    assert tuple(last["shape"]) == (1 << 20,) and last["seed"] == 0
+    assert last["reason"] == "unwritten"
+    assert len(res["cases"]) == 3 * 3 + 1
