@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: tritondx bench [options]\n"
-          "       tritondx bench --merge RESULTS.json... [--markdown FILE]\n\n"
+          "       tritondx bench --merge RESULTS.json... [--markdown FILE] [--json FILE]\n\n"
           "Runs optimize over every task of a suite (default bench/tasks/*.py) and writes\n"
           "OUT/results.json (one row per task) and OUT/RESULTS.md (the table and the summary:\n"
           "geomean and median speedup, > 2x, > 5x, roofline, against torch).\n\n"
@@ -30,7 +30,8 @@ static void usage(FILE *f)
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
-          "  --markdown FILE      where to write the merged table (default: stdout)\n",
+          "  --markdown FILE      where to write the merged table (default: stdout)\n"
+          "  --json FILE          also write the merged rows as one results file\n",
           f);
 }
 
@@ -46,7 +47,21 @@ static double mono(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int merge(int n, char **files, const char *md)
+static json_t *results_doc(const tdx_bench_results *r, const char *device, int max_level)
+{
+    json_t *rows = json_array();
+    for (size_t k = 0; k < r->len; k++)
+        json_array_append_new(rows, tdx_bench_row_json(&r->rows[k]));
+    json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "tritondx/bench", "version", 1, "rows", rows);
+    if (doc && device)
+        json_object_set_new(doc, "device", json_string(device));
+    if (doc && max_level >= 0)
+        json_object_set_new(doc, "max_level", json_integer(max_level));
+    return doc;
+}
+
+/* Join results files into one table (and one results file when json is set). */
+static int merge(int n, char **files, const char *md, const char *json)
 {
     tdx_bench_results r = {0};
     for (int i = 0; i < n; i++)
@@ -71,13 +86,19 @@ static int merge(int n, char **files, const char *md)
         fputs(tdx_buf_str(&b), stdout);
     }
     tdx_buf_free(&b);
+    if (json) {
+        json_t *doc = results_doc(&r, NULL, -1);
+        if (!doc || json_dump_file(doc, json, JSON_INDENT(1)) != 0)
+            rc = TDX_EXIT_FAILED;
+        json_decref(doc);
+    }
     tdx_bench_free(&r);
     return rc;
 }
 
 int tdx_cmd_bench(int argc, char **argv)
 {
-    const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL;
+    const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL, *mjson = NULL;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
     int max_level = 3, rounds = 15, cands = 8, merging = 0;
     double budget = 0;
@@ -100,6 +121,8 @@ int tdx_cmd_bench(int argc, char **argv)
             out = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--markdown", &v)) > 0) {
             md = v;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--json", &v)) > 0) {
+            mjson = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--device", &v)) > 0) {
             device = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--max-level", &v)) > 0) {
@@ -123,7 +146,7 @@ int tdx_cmd_bench(int argc, char **argv)
         }
     }
     if (merging) {
-        int rc = nfiles ? merge(nfiles, files, md) : TDX_EXIT_USAGE;
+        int rc = nfiles ? merge(nfiles, files, md, mjson) : TDX_EXIT_USAGE;
         if (!nfiles)
             tdx_cli_error("--merge needs results files");
         free(files);
@@ -168,6 +191,22 @@ int tdx_cmd_bench(int argc, char **argv)
         out = defout;
     }
     mkdir(out, 0755);
+    /* the device's measured ceilings (cached by the harness) give each
+     * timing its roofline fraction, as in optimize */
+    tdx_prof_ceilings ceil;
+    tdx_hx_reply cr;
+    memset(&cr, 0, sizeof cr);
+    int have_ceil = 0;
+    if (strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
+        tdx_hx_opts ho = {0};
+        ho.timeout_s = 300;
+        if (tdx_hx_call(&ho, "ceilings", NULL, NULL, &cr, NULL) == TDX_OK) {
+            tdx_prof_ceilings_from_json(cr.json, &ceil);
+            have_ceil = 1;
+        } else {
+            fprintf(stderr, "bench: note: no ceilings (%s): the roofline target is not used\n", cr.reason);
+        }
+    }
     tdx_bench_results res = {0};
     for (size_t i = 0; i < nn; i++) {
         char task[4096], run_dir[3800], opt[4096];
@@ -186,6 +225,7 @@ int tdx_cmd_bench(int argc, char **argv)
         tdx_dx_levels_default(&o.dx);
         tdx_loop_hx hx = {0};
         hx.device = device;
+        hx.ceilings = have_ceil ? &ceil : NULL;
         o.exec = tdx_loop_hx_exec(&hx);
         tdx_loop_proposer prop = {"builtin", tdx_loop_builtin_propose, NULL};
         o.proposers = &prop;
@@ -209,11 +249,7 @@ int tdx_cmd_bench(int argc, char **argv)
         json_decref(row);
         tdx_diags_free(&d);
         /* write as we go: a run that dies keeps the rows so far */
-        json_t *rows = json_array();
-        for (size_t k = 0; k < res.len; k++)
-            json_array_append_new(rows, tdx_bench_row_json(&res.rows[k]));
-        json_t *doc = json_pack("{s:s, s:i, s:s, s:i, s:o}", "schema", "tritondx/bench", "version", 1,
-                                "device", device, "max_level", max_level, "rows", rows);
+        json_t *doc = results_doc(&res, device, max_level);
         char path[4096];
         snprintf(path, sizeof path, "%s/results.json", out);
         json_dump_file(doc, path, JSON_INDENT(1));
@@ -234,6 +270,7 @@ int tdx_cmd_bench(int argc, char **argv)
     fputs(tdx_buf_str(&b), stdout);
     tdx_buf_free(&b);
     tdx_bench_free(&res);
+    tdx_hx_reply_free(&cr);
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);
