@@ -29,6 +29,9 @@ static void usage(FILE *f)
           "  --out DIR            results folder (default runs/bench-YYYYMMDD-HHMMSS)\n"
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
+          "  --no-torch           do not time the torch baselines (eager, torch.compile)\n"
+          "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
+          "  --ceilings FILE      the device's ceilings (a `ceilings` reply) instead of asking\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
           "  --markdown FILE      where to write the merged table (default: stdout)\n"
           "  --json FILE          also write the merged rows as one results file\n",
@@ -100,8 +103,9 @@ int tdx_cmd_bench(int argc, char **argv)
 {
     const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL, *mjson = NULL;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
-    int max_level = 3, rounds = 15, cands = 8, merging = 0;
-    double budget = 0;
+    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1;
+    double budget = 0, torch_timeout = 300;
+    const char *ceil_file = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
@@ -113,6 +117,12 @@ int tdx_cmd_bench(int argc, char **argv)
             return TDX_EXIT_OK;
         } else if (strcmp(argv[i], "--merge") == 0) {
             merging = 1;
+        } else if (strcmp(argv[i], "--no-torch") == 0) {
+            torch = 0;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-timeout", &v)) > 0) {
+            torch_timeout = atof(v);
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--ceilings", &v)) > 0) {
+            ceil_file = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--suite", &v)) > 0) {
             suite = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--tasks", &v)) > 0) {
@@ -197,7 +207,19 @@ int tdx_cmd_bench(int argc, char **argv)
     tdx_hx_reply cr;
     memset(&cr, 0, sizeof cr);
     int have_ceil = 0;
-    if (strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
+    json_t *ceil_json = NULL;
+    if (ceil_file && strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
+        json_error_t jerr;
+        ceil_json = json_load_file(ceil_file, 0, &jerr);
+        memset(&ceil, 0, sizeof ceil);
+        if (json_is_object(ceil_json))
+            tdx_prof_ceilings_from_json(ceil_json, &ceil); /* borrows the device name */
+        if (ceil.copy_bw > 0)
+            have_ceil = 1;
+        else
+            fprintf(stderr, "bench: note: %s: no ceilings in it, asking the harness\n", ceil_file);
+    }
+    if (!have_ceil && strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
         tdx_hx_opts ho = {0};
         ho.timeout_s = 300;
         if (tdx_hx_call(&ho, "ceilings", NULL, NULL, &cr, NULL) == TDX_OK) {
@@ -214,6 +236,13 @@ int tdx_cmd_bench(int argc, char **argv)
         snprintf(run_dir, sizeof run_dir, "%.1800s/%.*s", out, (int)(strlen(names[i]) - 3), names[i]);
         snprintf(opt, sizeof opt, "%s.opt.py", run_dir);
         fprintf(stderr, "bench: [%zu/%zu] %s\n", i + 1, nn, names[i]);
+        /* the torch baselines of the original task, once per task (the
+         * loop's own timings compare baseline and candidate only) */
+        tdx_bench_row tr = {0};
+        if (torch) {
+            fprintf(stderr, "bench: torch baselines of %s\n", names[i]);
+            tdx_bench_torch(&tr, task, device, torch_timeout);
+        }
         tdx_loop_opts o = {0};
         o.task_path = task;
         o.run_dir = run_dir;
@@ -245,7 +274,21 @@ int tdx_cmd_bench(int argc, char **argv)
             w->fraction_before = -1;
             w->compiles = 0;
             tdx_bench_row_from_journal(w, run_dir);
+            if (torch) {
+                w->eager_s = tr.eager_s;
+                w->compile_s = tr.compile_s;
+                w->compile_build_s = tr.compile_build_s;
+                free(w->torch_baseline);
+                free(w->torch_note);
+                w->torch_baseline = tr.torch_baseline ? tr.torch_baseline : strdup("");
+                w->torch_note = tr.torch_note ? tr.torch_note : strdup("");
+                tr.torch_baseline = tr.torch_note = NULL;
+                if (strcmp(device, "cuda") == 0)
+                    w->gpu_runs++;
+            }
         }
+        free(tr.torch_baseline);
+        free(tr.torch_note);
         json_decref(row);
         tdx_diags_free(&d);
         /* write as we go: a run that dies keeps the rows so far */
@@ -271,6 +314,7 @@ int tdx_cmd_bench(int argc, char **argv)
     tdx_buf_free(&b);
     tdx_bench_free(&res);
     tdx_hx_reply_free(&cr);
+    json_decref(ceil_json);
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);

@@ -39,7 +39,8 @@ ROUNDS=${ROUNDS:-1}
 CANDS=${CANDS:-2}
 LEVEL=${LEVEL:-1}
 TOTAL=${TOTAL:-530}
-TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + 75))}
+TORCH_LIMIT=${TORCH_LIMIT:-90}
+TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}
 DEVICE=${DEVICE:-cuda}
 TASKS=${TASKS:-"*"}
 RANGE=${RANGE:-}
@@ -69,6 +70,15 @@ log "suite slice: ${#names[@]} tasks: ${names[*]}"
 TOTAL=$TOTAL TASK_LIMIT=$TASK_LIMIT DEVICE=$DEVICE TASKS=$TASKS RANGE=$RANGE"; echo "tasks: ${names[*]}"; } \
   > "$OUT/suite/settings.txt"
 
+# the device's ceilings, measured once (cached by the harness) and read by every task
+CEIL=()
+if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
+  log "ceilings"
+  if timeout 300 python3 -m tritondx_harness ceilings > "$OUT/suite/ceilings.json" 2> "$OUT/suite/ceilings.err"; then
+    CEIL=(--ceilings "$OUT/suite/ceilings.json")
+  fi
+fi
+
 # one row in a results file for a task that left none
 row() { # name status seconds
   printf '{"schema": "tritondx/bench", "version": 1, "rows": [{"task": "%s.py", "status": "%s", "seconds": %s}]}\n' \
@@ -87,6 +97,7 @@ for n in "${names[@]}"; do
   s=$(date +%s)
   timeout -k 10 "$TASK_LIMIT" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
     --device "$DEVICE" --budget "$BUDGET" --rounds "$ROUNDS" --candidates "$CANDS" --max-level "$LEVEL" \
+    --torch-timeout "$TORCH_LIMIT" "${CEIL[@]}" \
     > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt"
   rc=$?
   secs=$(($(date +%s) - s))
