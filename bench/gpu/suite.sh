@@ -15,9 +15,11 @@
 #   RANGE    FROM:TO, 0-based, TO exclusive, over the sorted tasks left by TASKS
 #   BUDGET   optimize budget per task, seconds (checked before each round)
 #   ROUNDS, CANDS, LEVEL   rounds, candidates per round, --max-level
-#   TOTAL    wall seconds for the whole call; a task starts only when its
-#            limit still fits (default 530, under the 600 s of one call)
-#   TASK_LIMIT  hard limit of one task's bench process (default BUDGET + 75)
+#   TOTAL    wall seconds for the whole call (default 530, under the 600 s
+#            of one call); a task starts only when MIN_TASK (30) s are left,
+#            and is killed at the end of TOTAL at the latest
+#   TASK_LIMIT  hard limit of one task's bench process (BUDGET + TORCH_LIMIT + 60)
+#   TORCH_LIMIT limit of the torch baselines' timing of one task (90)
 #   DEVICE   cuda (default) or cpu (with TDX_TEST_TIMER: a dry run)
 #   SUITE, TDX   the task folder and the binary
 #
@@ -40,6 +42,7 @@ CANDS=${CANDS:-2}
 LEVEL=${LEVEL:-1}
 TOTAL=${TOTAL:-530}
 TORCH_LIMIT=${TORCH_LIMIT:-90}
+MIN_TASK=${MIN_TASK:-30}
 TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}
 DEVICE=${DEVICE:-cuda}
 TASKS=${TASKS:-"*"}
@@ -88,14 +91,15 @@ row() { # name status seconds
 for n in "${names[@]}"; do
   mkdir -p "$OUT/suite/$n"
   left=$((TOTAL - ($(date +%s) - t0)))
-  if [ "$left" -lt "$TASK_LIMIT" ]; then
-    log "$n: not started ($left s left, its limit is $TASK_LIMIT s)"
+  if [ "$left" -lt "$MIN_TASK" ]; then
+    log "$n: not started ($left s left, a task needs about $MIN_TASK s)"
     row "$n" "not run: out of time in this call" 0
     continue
   fi
-  log "bench $n (limit $TASK_LIMIT s, $left s left)"
+  limit=$((left < TASK_LIMIT ? left : TASK_LIMIT))
+  log "bench $n (limit $limit s, $left s left)"
   s=$(date +%s)
-  timeout -k 10 "$TASK_LIMIT" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
+  timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
     --device "$DEVICE" --budget "$BUDGET" --rounds "$ROUNDS" --candidates "$CANDS" --max-level "$LEVEL" \
     --torch-timeout "$TORCH_LIMIT" "${CEIL[@]}" \
     > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt"
@@ -104,7 +108,7 @@ for n in "${names[@]}"; do
   echo "rc=$rc seconds=$secs" >> "$OUT/suite/$n/stderr.txt"
   if [ ! -s "$OUT/suite/$n/results.json" ]; then
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-      row "$n" "killed after $secs s (TASK_LIMIT)" "$secs"
+      row "$n" "killed after $secs s (its limit)" "$secs"
     else
       row "$n" "bench failed (exit $rc)" "$secs"
     fi

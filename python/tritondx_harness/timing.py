@@ -11,6 +11,7 @@ works on the CPU (`--device cpu`, at the largest check shape by default).
 
 The module is named timing.py so it never shadows the standard `time`.
 """
+import contextlib
 import os
 import time as _clock
 
@@ -212,6 +213,35 @@ def time_torch(task, arg_sets, args, nbytes, flops, device, eager=True):
     if fn is None:
         return {"torch_baseline": None}
     out = {"torch_baseline": which}
+    tf32 = getattr(task.module, "TORCH_TF32", None)
+    if tf32 is not None:
+        out["torch_tf32"] = bool(tf32)
+    with torch_precision(tf32):
+        _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager)
+    return out
+
+
+@contextlib.contextmanager
+def torch_precision(tf32):
+    """A task's TORCH_TF32 (True/False) for matmuls and cuDNN convolutions
+    while its torch baseline runs, so torch computes at launch's precision
+    (tl.dot takes tf32 for fp32 inputs by default; torch's matmul does not,
+    cuDNN's convolutions do); None leaves torch's defaults."""
+    import torch
+    if tf32 is None:
+        yield
+        return
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = bool(tf32)
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager):
+    """Fill out's torch_eager and torch_compile columns."""
+    import torch
     if eager:
         out["torch_eager"] = _time_one(fn, arg_sets, args, nbytes, flops, device)
     if args.torch_compile:
@@ -236,7 +266,6 @@ def time_torch(task, arg_sets, args, nbytes, flops, device, eager=True):
             res["compile_s"] = compile_s
             res["backend"] = backend
             out["torch_compile"] = res
-    return out
 
 
 def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
