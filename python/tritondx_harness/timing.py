@@ -182,7 +182,7 @@ def run_torch_only(args):
         shape = bench_shape(task) if args.device == "cuda" else cpu_shape(task)
     try:
         inputs = task.inputs(shape, args.device, 0, parse_dtype(args.dtype))
-        with torch.no_grad():
+        with torch.no_grad(), torch_precision(getattr(task.module, "TORCH_TF32", None)):
             outputs = as_outputs(fn(*clone_inputs(inputs)))
         if args.device == "cuda":
             torch.cuda.synchronize()

@@ -235,6 +235,9 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
             s->with_compile++;
             s->faster_compile += w->final_s < w->compile_s;
         }
+        int tried = w->torch_note && w->torch_note[0];
+        s->na_eager += tried && w->eager_s <= 0;
+        s->na_compile += tried && w->compile_s <= 0;
         if ((w->eager_s > 0 || w->compile_s > 0) && w->torch_baseline &&
             strcmp(w->torch_baseline, "reference") == 0)
             s->ref_baseline++;
@@ -317,13 +320,13 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
     if (!st && s->with_eager)
         st = tdx_buf_printf(out, "| faster than torch eager | %zu / %zu (%.0f%%) |\n", s->faster_eager,
                             s->with_eager, 100.0 * (double)s->faster_eager / (double)s->with_eager);
-    if (!st && s->ok && s->with_eager < s->ok)
-        st = tdx_buf_printf(out, "| torch eager n/a | %zu / %zu |\n", s->ok - s->with_eager, s->ok);
+    if (!st && s->na_eager)
+        st = tdx_buf_printf(out, "| torch eager n/a | %zu / %zu |\n", s->na_eager, s->ok);
     if (!st && s->with_compile)
         st = tdx_buf_printf(out, "| faster than torch.compile | %zu / %zu (%.0f%%) |\n", s->faster_compile,
                             s->with_compile, 100.0 * (double)s->faster_compile / (double)s->with_compile);
-    if (!st && s->ok && s->with_compile < s->ok)
-        st = tdx_buf_printf(out, "| torch.compile n/a | %zu / %zu |\n", s->ok - s->with_compile, s->ok);
+    if (!st && s->na_compile)
+        st = tdx_buf_printf(out, "| torch.compile n/a | %zu / %zu |\n", s->na_compile, s->ok);
     if (!st && s->ref_baseline)
         st = tdx_buf_printf(out, "| torch columns on `reference` (no torch_impl) | %zu |\n", s->ref_baseline);
     if (!st)

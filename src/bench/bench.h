@@ -49,6 +49,7 @@ typedef struct tdx_bench_summary {
     size_t faster_eager, with_eager;     /* over tasks run with an eager time */
     size_t faster_compile, with_compile; /* over tasks run with a torch.compile time */
     size_t ref_baseline;                 /* of those, timed on reference (no torch_impl) */
+    size_t na_eager, na_compile;         /* tasks run whose column was tried and is n/a */
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 
