@@ -32,6 +32,7 @@ static void usage(FILE *f)
           "  --no-torch           do not time the torch baselines (eager, torch.compile)\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
           "  --ceilings FILE      the device's ceilings (a `ceilings` reply) instead of asking\n"
+          "  --step-timeout S     limit of one check or timing of a candidate (default 300)\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
           "  --markdown FILE      where to write the merged table (default: stdout)\n"
           "  --json FILE          also write the merged rows as one results file\n",
@@ -104,7 +105,7 @@ int tdx_cmd_bench(int argc, char **argv)
     const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL, *mjson = NULL;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
     int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1;
-    double budget = 0, torch_timeout = 300;
+    double budget = 0, torch_timeout = 300, step_timeout = 300;
     const char *ceil_file = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
@@ -121,6 +122,8 @@ int tdx_cmd_bench(int argc, char **argv)
             torch = 0;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-timeout", &v)) > 0) {
             torch_timeout = atof(v);
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--step-timeout", &v)) > 0) {
+            step_timeout = atof(v);
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--ceilings", &v)) > 0) {
             ceil_file = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--suite", &v)) > 0) {
@@ -255,6 +258,8 @@ int tdx_cmd_bench(int argc, char **argv)
         tdx_loop_hx hx = {0};
         hx.device = device;
         hx.ceilings = have_ceil ? &ceil : NULL;
+        /* one hung candidate must not take the whole task's time */
+        hx.check_timeout_s = hx.time_timeout_s = step_timeout;
         o.exec = tdx_loop_hx_exec(&hx);
         tdx_loop_proposer prop = {"builtin", tdx_loop_builtin_propose, NULL};
         o.proposers = &prop;
