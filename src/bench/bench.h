@@ -3,10 +3,17 @@
  * what it lacks (median fraction of the roofline, share of tasks faster than
  * torch eager and torch.compile), and the Markdown table.
  *
- * Rows are read from / written as JSON (one object per task, schema
- * "tritondx/bench-row" v1: see docs/bench.md). Missing numbers are < 0.
- * Torch times are written as "eager_ms" / "compile_ms" (older rows'
- * "eager_s" / "compile_s" are read too).
+ * Rows are read from / written as JSON, one object per task: task, status,
+ * initial_s, final_s, fraction_before, fraction_after, eager_ms, compile_ms,
+ * compile_build_s, torch_baseline, torch_note, rounds, kept, levels,
+ * families, seconds, gpu_runs, compiles, tokens; a results file is
+ * {"schema": "tritondx/bench", "version": 1, "rows": [...]} (or a bare
+ * array). Missing numbers are < 0. Older rows' "eager_s" / "compile_s"
+ * (seconds) are read too.
+ *
+ * The torch columns time the task's torch_impl (else its reference, marked
+ * "(ref)") once per task, not the candidates; a column that could not be
+ * timed is n/a with its reason in torch_note and counts neither way.
  *
  * Ownership: a results set owns its rows and their strings (tdx_bench_free). */
 #ifndef TDX_BENCH_BENCH_H

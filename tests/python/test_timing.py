@@ -137,3 +137,13 @@ def test_a_task_without_either_is_invalid(tmp_path):
     text = TASK.replace("def reference(x):\n    return x.double() * 2\n", "")
     r = _time("--task", _write(tmp_path, "neither.py", text))
     assert not r["ok"] and r["error_kind"] == "task_invalid", r
+
+
+def test_a_kernelbench_problem_times_its_model_as_written():
+    """KernelBench: the torch baseline is Model in the inputs' own precision
+    (its reference runs Model in float64)."""
+    from conftest import task
+    r = _time("--task", task("kb_scale.py"))
+    assert r["ok"], r
+    assert r["torch_baseline"] == "torch_impl" and r["torch_dtype"] == ["float32"]
+    assert r["torch_eager"]["median_ms"] > 0
