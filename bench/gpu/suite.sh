@@ -114,6 +114,16 @@ if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
   fi
 fi
 
+# end what is left of a task's session (by its session id)
+reap() { # sid name
+  local pids
+  pids=$(ps -eo pid=,sid= | awk -v s="$1" '$2 == s { print $1 }')
+  if [ -n "$pids" ]; then
+    log "$2: ending what its run left behind: $(echo $pids)"
+    kill -KILL $pids 2> /dev/null
+  fi
+}
+
 # one row in a results file for a task that left none
 row() { # name status seconds
   printf '{"schema": "tritondx/bench", "version": 1, "rows": [{"task": "%s.py", "status": "%s", "seconds": %s}]}\n' \
@@ -131,11 +141,17 @@ for n in ${names[@]+"${names[@]}"}; do
   limit=$((left < TASK_LIMIT ? left : TASK_LIMIT))
   log "bench $n (limit $limit s, $left s left)"
   s=$(date +%s)
-  timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
+  # a session of its own: bench's harness children run in process groups of
+  # their own, out of timeout's reach, so what is left of the session when
+  # bench ends is ended here before the next task uses the GPU
+  setsid timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
     --device "$DEVICE" --budget "$BUDGET" --rounds "$ROUNDS" --candidates "$CANDS" --max-level "$LEVEL" \
     --torch-timeout "$TORCH_LIMIT" --step-timeout "$STEP_LIMIT" ${CEIL[@]+"${CEIL[@]}"} \
-    > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt"
+    > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt" &
+  sid=$!
+  wait "$sid"
   rc=$?
+  reap "$sid" "$n"
   secs=$(($(date +%s) - s))
   echo "rc=$rc seconds=$secs" >> "$OUT/suite/$n/stderr.txt"
   if [ ! -s "$OUT/suite/$n/results.json" ]; then
