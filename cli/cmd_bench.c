@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: tritondx bench [options]\n"
-          "       tritondx bench --merge RESULTS.json... [--markdown FILE]\n\n"
+          "       tritondx bench --merge RESULTS.json... [--markdown FILE] [--json FILE]\n\n"
           "Runs optimize over every task of a suite (default bench/tasks/*.py) and writes\n"
           "OUT/results.json (one row per task) and OUT/RESULTS.md (the table and the summary:\n"
           "geomean and median speedup, > 2x, > 5x, roofline, against torch).\n\n"
@@ -29,8 +29,13 @@ static void usage(FILE *f)
           "  --out DIR            results folder (default runs/bench-YYYYMMDD-HHMMSS)\n"
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
+          "  --no-torch           do not time the torch baselines (eager, torch.compile)\n"
+          "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
+          "  --ceilings FILE      the device's ceilings (a `ceilings` reply) instead of asking\n"
+          "  --step-timeout S     limit of one check or timing of a candidate (default 300)\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
-          "  --markdown FILE      where to write the merged table (default: stdout)\n",
+          "  --markdown FILE      where to write the merged table (default: stdout)\n"
+          "  --json FILE          also write the merged rows as one results file\n",
           f);
 }
 
@@ -46,7 +51,21 @@ static double mono(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int merge(int n, char **files, const char *md)
+static json_t *results_doc(const tdx_bench_results *r, const char *device, int max_level)
+{
+    json_t *rows = json_array();
+    for (size_t k = 0; k < r->len; k++)
+        json_array_append_new(rows, tdx_bench_row_json(&r->rows[k]));
+    json_t *doc = json_pack("{s:s, s:i, s:o}", "schema", "tritondx/bench", "version", 1, "rows", rows);
+    if (doc && device)
+        json_object_set_new(doc, "device", json_string(device));
+    if (doc && max_level >= 0)
+        json_object_set_new(doc, "max_level", json_integer(max_level));
+    return doc;
+}
+
+/* Join results files into one table (and one results file when json is set). */
+static int merge(int n, char **files, const char *md, const char *json)
 {
     tdx_bench_results r = {0};
     for (int i = 0; i < n; i++)
@@ -71,16 +90,23 @@ static int merge(int n, char **files, const char *md)
         fputs(tdx_buf_str(&b), stdout);
     }
     tdx_buf_free(&b);
+    if (json) {
+        json_t *doc = results_doc(&r, NULL, -1);
+        if (!doc || json_dump_file(doc, json, JSON_INDENT(1)) != 0)
+            rc = TDX_EXIT_FAILED;
+        json_decref(doc);
+    }
     tdx_bench_free(&r);
     return rc;
 }
 
 int tdx_cmd_bench(int argc, char **argv)
 {
-    const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL;
+    const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL, *mjson = NULL;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
-    int max_level = 3, rounds = 15, cands = 8, merging = 0;
-    double budget = 0;
+    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1;
+    double budget = 0, torch_timeout = 300, step_timeout = 300;
+    const char *ceil_file = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
@@ -92,6 +118,14 @@ int tdx_cmd_bench(int argc, char **argv)
             return TDX_EXIT_OK;
         } else if (strcmp(argv[i], "--merge") == 0) {
             merging = 1;
+        } else if (strcmp(argv[i], "--no-torch") == 0) {
+            torch = 0;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-timeout", &v)) > 0) {
+            torch_timeout = atof(v);
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--step-timeout", &v)) > 0) {
+            step_timeout = atof(v);
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--ceilings", &v)) > 0) {
+            ceil_file = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--suite", &v)) > 0) {
             suite = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--tasks", &v)) > 0) {
@@ -100,6 +134,8 @@ int tdx_cmd_bench(int argc, char **argv)
             out = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--markdown", &v)) > 0) {
             md = v;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--json", &v)) > 0) {
+            mjson = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--device", &v)) > 0) {
             device = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--max-level", &v)) > 0) {
@@ -123,7 +159,7 @@ int tdx_cmd_bench(int argc, char **argv)
         }
     }
     if (merging) {
-        int rc = nfiles ? merge(nfiles, files, md) : TDX_EXIT_USAGE;
+        int rc = nfiles ? merge(nfiles, files, md, mjson) : TDX_EXIT_USAGE;
         if (!nfiles)
             tdx_cli_error("--merge needs results files");
         free(files);
@@ -168,6 +204,34 @@ int tdx_cmd_bench(int argc, char **argv)
         out = defout;
     }
     mkdir(out, 0755);
+    /* the device's measured ceilings (cached by the harness) give each
+     * timing its roofline fraction, as in optimize */
+    tdx_prof_ceilings ceil;
+    tdx_hx_reply cr;
+    memset(&cr, 0, sizeof cr);
+    int have_ceil = 0;
+    json_t *ceil_json = NULL;
+    if (ceil_file && strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
+        json_error_t jerr;
+        ceil_json = json_load_file(ceil_file, 0, &jerr);
+        memset(&ceil, 0, sizeof ceil);
+        if (json_is_object(ceil_json))
+            tdx_prof_ceilings_from_json(ceil_json, &ceil); /* borrows the device name */
+        if (ceil.copy_bw > 0)
+            have_ceil = 1;
+        else
+            fprintf(stderr, "bench: note: %s: no ceilings in it, asking the harness\n", ceil_file);
+    }
+    if (!have_ceil && strcmp(device, "cuda") == 0 && !getenv("TDX_TEST_TIMER")) {
+        tdx_hx_opts ho = {0};
+        ho.timeout_s = 300;
+        if (tdx_hx_call(&ho, "ceilings", NULL, NULL, &cr, NULL) == TDX_OK) {
+            tdx_prof_ceilings_from_json(cr.json, &ceil);
+            have_ceil = 1;
+        } else {
+            fprintf(stderr, "bench: note: no ceilings (%s): the roofline target is not used\n", cr.reason);
+        }
+    }
     tdx_bench_results res = {0};
     for (size_t i = 0; i < nn; i++) {
         char task[4096], run_dir[3800], opt[4096];
@@ -175,6 +239,13 @@ int tdx_cmd_bench(int argc, char **argv)
         snprintf(run_dir, sizeof run_dir, "%.1800s/%.*s", out, (int)(strlen(names[i]) - 3), names[i]);
         snprintf(opt, sizeof opt, "%s.opt.py", run_dir);
         fprintf(stderr, "bench: [%zu/%zu] %s\n", i + 1, nn, names[i]);
+        /* the torch baselines of the original task, once per task (the
+         * loop's own timings compare baseline and candidate only) */
+        tdx_bench_row tr = {0};
+        if (torch) {
+            fprintf(stderr, "bench: torch baselines of %s\n", names[i]);
+            tdx_bench_torch(&tr, task, device, torch_timeout);
+        }
         tdx_loop_opts o = {0};
         o.task_path = task;
         o.run_dir = run_dir;
@@ -186,6 +257,9 @@ int tdx_cmd_bench(int argc, char **argv)
         tdx_dx_levels_default(&o.dx);
         tdx_loop_hx hx = {0};
         hx.device = device;
+        hx.ceilings = have_ceil ? &ceil : NULL;
+        /* one hung candidate must not take the whole task's time */
+        hx.check_timeout_s = hx.time_timeout_s = step_timeout;
         o.exec = tdx_loop_hx_exec(&hx);
         tdx_loop_proposer prop = {"builtin", tdx_loop_builtin_propose, NULL};
         o.proposers = &prop;
@@ -205,15 +279,25 @@ int tdx_cmd_bench(int argc, char **argv)
             w->fraction_before = -1;
             w->compiles = 0;
             tdx_bench_row_from_journal(w, run_dir);
+            if (torch) {
+                w->eager_s = tr.eager_s;
+                w->compile_s = tr.compile_s;
+                w->compile_build_s = tr.compile_build_s;
+                free(w->torch_baseline);
+                free(w->torch_note);
+                w->torch_baseline = tr.torch_baseline ? tr.torch_baseline : strdup("");
+                w->torch_note = tr.torch_note ? tr.torch_note : strdup("");
+                tr.torch_baseline = tr.torch_note = NULL;
+                if (strcmp(device, "cuda") == 0)
+                    w->gpu_runs++;
+            }
         }
+        free(tr.torch_baseline);
+        free(tr.torch_note);
         json_decref(row);
         tdx_diags_free(&d);
         /* write as we go: a run that dies keeps the rows so far */
-        json_t *rows = json_array();
-        for (size_t k = 0; k < res.len; k++)
-            json_array_append_new(rows, tdx_bench_row_json(&res.rows[k]));
-        json_t *doc = json_pack("{s:s, s:i, s:s, s:i, s:o}", "schema", "tritondx/bench", "version", 1,
-                                "device", device, "max_level", max_level, "rows", rows);
+        json_t *doc = results_doc(&res, device, max_level);
         char path[4096];
         snprintf(path, sizeof path, "%s/results.json", out);
         json_dump_file(doc, path, JSON_INDENT(1));
@@ -234,6 +318,8 @@ int tdx_cmd_bench(int argc, char **argv)
     fputs(tdx_buf_str(&b), stdout);
     tdx_buf_free(&b);
     tdx_bench_free(&res);
+    tdx_hx_reply_free(&cr);
+    json_decref(ceil_json);
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);

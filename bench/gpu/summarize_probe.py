@@ -37,7 +37,7 @@ def main(d):
         diff = 100 * abs(c2.get("median_ms", 0) - b["median_ms"]) / b["median_ms"] if c2 else float("nan")
         gbs = (b.get("bytes_per_s") or 0) / 1e9
         tf = (b.get("flops_per_s") or 0) / 1e12
-        e = r.get("reference_eager", {}).get("median_ms")
+        e = r.get("torch_eager", r.get("reference_eager", {})).get("median_ms")
         tc = r.get("torch_compile", {}).get("median_ms")
         print(f"{t:24} {b['median_ms']:10.4f} {c2.get('median_ms', float('nan')):10.4f} {diff:7.2f} {gbs:8.0f} {tf:8.1f} "
               f"{e if e is not None else float('nan'):9.4f} {tc if tc is not None else float('nan'):10.4f}  {rules}")

@@ -41,6 +41,14 @@ def reference(x, w):
     return torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
 
 
+# the kernel sums in full fp32: torch too (cuDNN would take tf32 by default)
+TORCH_TF32 = False
+
+
+def torch_impl(x, w):
+    return torch.nn.functional.conv2d(x, w, padding=1)
+
+
 def _dims(shape):
     """The integer sizes of `shape`, and whether it ends with the flag "misaligned"."""
     return tuple(int(d) for d in shape if d != "misaligned"), "misaligned" in shape

@@ -66,6 +66,14 @@ def reference(x, seed):
     return torch.where(keep, x.double() / (1 - P), torch.zeros((), dtype=torch.float64))
 
 
+# F.dropout draws its own mask: compared by distribution, not element by element
+TORCH_IMPL_RANDOM = True
+
+
+def torch_impl(x, seed):
+    return torch.nn.functional.dropout(x, p=P, training=True)
+
+
 def _dims(shape):
     """The integer sizes of `shape`, and whether it ends with the flag "misaligned"."""
     return tuple(int(d) for d in shape if d != "misaligned"), "misaligned" in shape

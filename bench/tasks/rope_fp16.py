@@ -36,6 +36,14 @@ def reference(x, cos, sin):
     return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)
 
 
+def torch_impl(x, cos, sin):
+    half = x.shape[-1] // 2
+    c = cos[None, :, None, :]
+    s = sin[None, :, None, :]
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1).to(x.dtype)
+
+
 def _dims(shape):
     """The integer sizes of `shape`, and whether it ends with the flag "misaligned"."""
     return tuple(int(d) for d in shape if d != "misaligned"), "misaligned" in shape

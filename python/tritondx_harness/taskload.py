@@ -196,6 +196,9 @@ class Task:
         self.kind = kind
         self.launch = getattr(module, "launch", None)
         self.reference = getattr(module, "reference", None)
+        # what a PyTorch user would write for the same operation on the
+        # task's dtype: the fair torch baseline (reference may compute in float64)
+        self.torch_impl = getattr(module, "torch_impl", None)
         self.make_inputs = getattr(module, "make_inputs", None)
         self.shapes = getattr(module, "SHAPES", None)
         self.tolerance = getattr(module, "TOLERANCE", None)
@@ -254,6 +257,7 @@ class KernelBenchTask(Task):
         self.make_inputs = self._make_inputs
         self.reference = self._reference if inspect.isclass(getattr(self._ref_src, "Model", None)) else None
         self.launch = self._launch if inspect.isclass(getattr(module, "ModelNew", None)) else None
+        self.torch_impl = self._torch_impl if self.reference is not None else None
 
     def _make_inputs(self, shape, dtype=None, device="cuda", seed=0):
         """get_inputs() under a seed, on the device, in the asked dtype."""
@@ -316,3 +320,9 @@ class KernelBenchTask(Task):
         import torch
         with torch.no_grad():
             return self._new_model(*inputs)
+
+    def _torch_impl(self, *inputs):
+        """Model's output in the inputs' own precision: the problem as written."""
+        import torch
+        with torch.no_grad():
+            return self._ref_model[0](*inputs)

@@ -1,15 +1,25 @@
 """`time` (GPU): median and IQR of many runs of launch, with inputs rotated
 among copies whose total is several times the L2, the baseline and a
 candidate timed back to back in one process; achieved bytes/s and FLOP/s;
-torch eager time of reference and optionally torch.compile's.
+the torch baseline in eager mode and optionally under torch.compile.
+
+The torch baseline is the task's `torch_impl` (what a PyTorch user would
+write on the task's dtype) when it has one, else its `reference` (which may
+compute in float64, so it is no fair comparison); the reply says which one.
+`--torch-only` times the torch baseline alone: no kernel runs, so it also
+works on the CPU (`--device cpu`, at the largest check shape by default).
 
 The module is named timing.py so it never shadows the standard `time`.
 """
+import contextlib
+import os
+import time as _clock
+
 from . import protocol
 from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
                      tensor_bytes)
 from .gpu import device_info, estimate_ms, require_cuda, time_interleaved
-from .protocol import INCORRECT, TASK_ERROR, HarnessError, describe_exception
+from .protocol import INCORRECT, TASK_ERROR, TASK_INVALID, USAGE, HarnessError, describe_exception
 from .stats import L2_BYTES_H200, rates, repetitions, rotation_count, summarize
 from .taskload import interpreter, load_task
 
@@ -24,8 +34,23 @@ def add_args(p):
     p.add_argument("--reps", type=int, help="timed runs per variant (default: from --budget-ms)")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--l2-factor", type=float, default=4.0, help="rotated inputs total this many L2s")
-    p.add_argument("--no-reference", action="store_true", help="skip timing torch eager reference")
-    p.add_argument("--torch-compile", action="store_true", help="also time torch.compile(reference)")
+    p.add_argument("--no-reference", action="store_true",
+                   help="skip the torch baseline (torch_impl, else reference) in eager mode")
+    p.add_argument("--torch-compile", action="store_true", help="also time torch.compile(torch baseline)")
+    p.add_argument("--torch-only", action="store_true",
+                   help="time only the torch baseline (eager, and compiled with --torch-compile), not launch")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                   help="cpu only with --torch-only (pure torch; default shape: the largest check shape)")
+
+
+def torch_baseline(task):
+    """(callable, name) of what the torch columns time: torch_impl when the
+    task has one, else reference; (None, None) when it has neither."""
+    if callable(task.torch_impl):
+        return task.torch_impl, "torch_impl"
+    if callable(task.reference):
+        return task.reference, "reference"
+    return None, None
 
 
 def compute_dtype(inputs):
@@ -57,7 +82,11 @@ def count_bytes_flops(task, inputs, outputs):
 
 
 def run(args):
-    """Time baseline (and candidate) interleaved, plus torch references."""
+    """Time baseline (and candidate) interleaved, plus the torch baseline."""
+    if args.torch_only:
+        return run_torch_only(args)
+    if args.device != "cuda":
+        raise HarnessError(USAGE, "timing launch needs --device cuda (--device cpu only with --torch-only)")
     torch = require_cuda()
     with interpreter(False):
         task = load_task(args.task)
@@ -76,11 +105,7 @@ def run(args):
     except Exception as e:  # noqa: BLE001
         raise HarnessError(TASK_ERROR, f"running the task raised {describe_exception(e)}") from None
     info = device_info()
-    l2 = info.get("l2_bytes") or L2_BYTES_H200
-    set_bytes = tensor_bytes(inputs)
-    free, _ = torch.cuda.mem_get_info()
-    copies = rotation_count(set_bytes, l2, args.l2_factor, budget_bytes=free // 4)
-    arg_sets = [inputs] + [clone_inputs(inputs) for _ in range(copies - 1)]
+    arg_sets, copies = rotated(torch, inputs, info, args.l2_factor)
     fns = {"baseline": task.launch}
     if cand is not None:
         fns["candidate"] = cand.launch
@@ -96,28 +121,190 @@ def run(args):
         s.update(rates(s["median_ms"], nbytes, flops))
         variants[name] = s
     extra = {}
-    if not args.no_reference and callable(task.reference):
-        extra["reference_eager"] = _time_one(task.reference, arg_sets, args, nbytes, flops)
-    if args.torch_compile and callable(task.reference):
-        try:
-            compiled = torch.compile(task.reference)
-            extra["torch_compile"] = _time_one(compiled, arg_sets, args, nbytes, flops)
-        except Exception as e:  # noqa: BLE001 - report, do not fail the timing
-            extra["torch_compile"] = {"error": describe_exception(e)}
+    if not args.no_reference or args.torch_compile:
+        extra = time_torch(task, arg_sets, args, nbytes, flops, "cuda", eager=not args.no_reference)
     return protocol.result("time", task=task.path, candidate=cand.path if cand else None,
                            shape=shape_label(shape), device=info, bytes=nbytes, flops=flops,
                            dtype=compute_dtype(inputs),
-                           bytes_basis=basis, copies=copies, rotated_bytes=copies * set_bytes,
+                           bytes_basis=basis, copies=copies, rotated_bytes=copies * set_bytes_of(inputs),
                            reps=reps, variants=variants, **extra)
 
 
-def _time_one(fn, arg_sets, args, nbytes, flops):
-    """Median/IQR of one callable alone (reference, torch.compile)."""
+def set_bytes_of(inputs):
+    """Bytes of one set of inputs."""
+    return tensor_bytes(inputs)
+
+
+def rotated(torch, inputs, info, l2_factor):
+    """(argument sets, copies): the inputs and clones of them whose total is
+    l2_factor times the L2, within a quarter of free memory."""
+    l2 = info.get("l2_bytes") or L2_BYTES_H200
+    free, _ = torch.cuda.mem_get_info()
+    copies = rotation_count(set_bytes_of(inputs), l2, l2_factor, budget_bytes=free // 4)
+    return [inputs] + [clone_inputs(inputs) for _ in range(copies - 1)], copies
+
+
+def cpu_shape(task):
+    """The shape for the torch baseline on the CPU: the largest check shape
+    (bench shapes move gigabytes), misaligned ones kept as they are."""
+    shapes = task.shapes if isinstance(task.shapes, dict) else {}
+    checks = list(shapes.get("check") or [])
+    if not checks:
+        raise HarnessError(TASK_INVALID, 'the task has no SHAPES["check"]; pass --shape')
+
+    def size(s):
+        n = 1
+        for d in (s if isinstance(s, (list, tuple)) else ()):
+            if isinstance(d, int):
+                n *= d
+        return n
+    return max(checks, key=size)
+
+
+def run_torch_only(args):
+    """The torch baseline alone (eager, and compiled with --torch-compile) on
+    the task's own inputs; launch never runs."""
+    import torch
+    if args.candidate:
+        raise HarnessError(USAGE, "--torch-only times the task's torch baseline; it takes no --candidate")
+    if args.device == "cuda":
+        require_cuda()
+    else:
+        # one thread: on a shared machine a thread pool's wake-ups cost more
+        # than small ops (12 ms against 10 µs for a relu of 64 Ki floats)
+        torch.set_num_threads(1)
+    with interpreter(False):
+        task = load_task(args.task)
+    if not callable(task.make_inputs):
+        raise HarnessError(TASK_INVALID, "the task needs make_inputs")
+    fn, which = torch_baseline(task)
+    if fn is None:
+        raise HarnessError(TASK_INVALID, "the task has neither torch_impl nor reference")
+    if args.shape:
+        shape = bench_shape(task, args.shape)
+    else:
+        shape = bench_shape(task) if args.device == "cuda" else cpu_shape(task)
     try:
-        est = estimate_ms(fn, arg_sets[0])
-        reps = args.reps or repetitions(est, args.budget_ms)
-        s = summarize(time_interleaved({"f": fn}, reps, args.warmup, arg_sets)["f"])
+        inputs = task.inputs(shape, args.device, 0, parse_dtype(args.dtype))
+        with torch.no_grad(), torch_precision(getattr(task.module, "TORCH_TF32", None)):
+            outputs = as_outputs(fn(*clone_inputs(inputs)))
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        nbytes, flops, basis = count_bytes_flops(task, inputs, outputs)
+    except HarnessError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        raise HarnessError(TASK_ERROR, f"running the task's {which} raised {describe_exception(e)}") from None
+    if args.device == "cuda":
+        info = device_info()
+        arg_sets, copies = rotated(torch, inputs, info, args.l2_factor)
+    else:
+        info = {"name": "cpu", "threads": torch.get_num_threads()}
+        arg_sets, copies = [inputs], 1
+    extra = time_torch(task, arg_sets, args, nbytes, flops, args.device, eager=True)
+    extra["torch_dtype"] = [str(o.dtype).replace("torch.", "") for o in outputs if isinstance(o, torch.Tensor)]
+    return protocol.result("time", task=task.path, candidate=None, shape=shape_label(shape), device=info,
+                           bytes=nbytes, flops=flops, dtype=compute_dtype(inputs), bytes_basis=basis,
+                           copies=copies, rotated_bytes=copies * set_bytes_of(inputs), variants={}, **extra)
+
+
+def time_torch(task, arg_sets, args, nbytes, flops, device, eager=True):
+    """The torch columns: {"torch_baseline": "torch_impl"|"reference",
+    "torch_eager": stats, "torch_compile": stats + "compile_s"}; a column
+    that fails holds {"error": ...} and never fails the timing."""
+    import torch
+    fn, which = torch_baseline(task)
+    if fn is None:
+        return {"torch_baseline": None}
+    out = {"torch_baseline": which}
+    tf32 = getattr(task.module, "TORCH_TF32", None)
+    if tf32 is not None:
+        out["torch_tf32"] = bool(tf32)
+    with torch_precision(tf32):
+        _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager)
+    return out
+
+
+@contextlib.contextmanager
+def torch_precision(tf32):
+    """A task's TORCH_TF32 (True/False) for matmuls and cuDNN convolutions
+    while its torch baseline runs, so torch computes at launch's precision
+    (tl.dot takes tf32 for fp32 inputs by default; torch's matmul does not,
+    cuDNN's convolutions do); None leaves torch's defaults."""
+    import torch
+    if tf32 is None:
+        yield
+        return
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = bool(tf32)
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager):
+    """Fill out's torch_eager and torch_compile columns."""
+    import torch
+    if eager:
+        out["torch_eager"] = _time_one(fn, arg_sets, args, nbytes, flops, device)
+    if args.torch_compile:
+        # TDX_TORCH_COMPILE_BACKEND: a test seam (e.g. "eager": Dynamo's
+        # tracing without Inductor's code generation, fast on a CPU); the
+        # reply names the backend so a stand-in is never read as Inductor
+        backend = os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"
+        try:
+            compiled = torch.compile(fn, backend=backend)
+            # the first call on the same shape compiles: its wall time is the
+            # compile cost, kept out of the timed runs
+            t0 = _clock.perf_counter()
+            with torch.no_grad():
+                compiled(*arg_sets[0])
+            if device == "cuda":
+                torch.cuda.synchronize()
+            compile_s = _clock.perf_counter() - t0
+        except Exception as e:  # noqa: BLE001 - report, do not fail the timing
+            out["torch_compile"] = {"error": describe_exception(e)}
+        else:
+            res = _time_one(compiled, arg_sets, args, nbytes, flops, device)
+            res["compile_s"] = compile_s
+            res["backend"] = backend
+            out["torch_compile"] = res
+
+
+def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
+    """Median/IQR of one callable alone (torch eager, torch.compile), under no_grad."""
+    import torch
+
+    def call(*a):
+        with torch.no_grad():
+            return fn(*a)
+    try:
+        if device == "cuda":
+            est = estimate_ms(call, arg_sets[0])
+            reps = args.reps or repetitions(est, args.budget_ms)
+            s = summarize(time_interleaved({"f": call}, reps, args.warmup, arg_sets)["f"])
+        else:
+            s = summarize(_cpu_times(call, arg_sets, args))
     except Exception as e:  # noqa: BLE001
         return {"error": describe_exception(e)}
     s.update(rates(s["median_ms"], nbytes, flops))
     return s
+
+
+def _cpu_times(fn, arg_sets, args):
+    """Wall times (ms) of runs on the CPU: warm-up, then as many runs as fit
+    the budget (at least 3)."""
+    for _ in range(max(1, min(args.warmup, 2))):
+        fn(*arg_sets[0])
+    t0 = _clock.perf_counter()
+    fn(*arg_sets[0])
+    est = (_clock.perf_counter() - t0) * 1e3
+    reps = args.reps or repetitions(est, args.budget_ms, lo=3, hi=200)
+    times = []
+    for i in range(reps):
+        a = arg_sets[i % len(arg_sets)]
+        t0 = _clock.perf_counter()
+        fn(*a)
+        times.append((_clock.perf_counter() - t0) * 1e3)
+    return times

@@ -18,6 +18,8 @@ void tdx_bench_free(tdx_bench_results *r)
         free(r->rows[i].status);
         free(r->rows[i].levels);
         free(r->rows[i].families);
+        free(r->rows[i].torch_baseline);
+        free(r->rows[i].torch_note);
     }
     free(r->rows);
     memset(r, 0, sizeof *r);
@@ -27,6 +29,13 @@ static double num(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* A time in seconds from its milliseconds key, else from an older row's seconds key. */
+static double ms_or_s(json_t *o, const char *ms_key, const char *s_key)
+{
+    double ms = num(o, ms_key);
+    return ms > 0 ? ms / 1e3 : num(o, s_key);
 }
 
 tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
@@ -53,15 +62,18 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->final_s = num(o, "final_s");
     w->fraction_before = num(o, "fraction_before");
     w->fraction_after = num(o, "fraction_after");
-    w->eager_s = num(o, "eager_s");
-    w->compile_s = num(o, "compile_s");
+    w->eager_s = ms_or_s(o, "eager_ms", "eager_s");
+    w->compile_s = ms_or_s(o, "compile_ms", "compile_s");
+    w->compile_build_s = num(o, "compile_build_s");
+    w->torch_baseline = dupstr(json_string_value(json_object_get(o, "torch_baseline")));
+    w->torch_note = dupstr(json_string_value(json_object_get(o, "torch_note")));
     w->rounds = (int)num(o, "rounds");
     w->kept = (int)num(o, "kept");
     w->seconds = num(o, "seconds");
     w->gpu_runs = (long)num(o, "gpu_runs");
     w->compiles = (long)num(o, "compiles");
     w->tokens = (long)num(o, "tokens");
-    if (!w->task || !w->status || !w->levels || !w->families)
+    if (!w->task || !w->status || !w->levels || !w->families || !w->torch_baseline || !w->torch_note)
         return TDX_ERR_NOMEM;
     r->len++;
     return TDX_OK;
@@ -83,13 +95,93 @@ tdx_status tdx_bench_load(tdx_bench_results *r, const char *path)
 
 json_t *tdx_bench_row_json(const tdx_bench_row *w)
 {
-    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:s, s:s, s:f, s:I, s:I, s:I}",
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i, s:s, s:s, s:f, s:I, "
+                     "s:I, s:I}",
                      "task", w->task, "status", w->status, "initial_s", w->initial_s, "final_s",
                      w->final_s, "fraction_before", w->fraction_before, "fraction_after",
-                     w->fraction_after, "eager_s", w->eager_s, "compile_s", w->compile_s, "rounds",
-                     w->rounds, "kept", w->kept, "levels", w->levels, "families", w->families,
-                     "seconds", w->seconds, "gpu_runs", (json_int_t)w->gpu_runs, "compiles",
-                     (json_int_t)w->compiles, "tokens", (json_int_t)w->tokens);
+                     w->fraction_after, "eager_ms", w->eager_s > 0 ? w->eager_s * 1e3 : -1.0,
+                     "compile_ms", w->compile_s > 0 ? w->compile_s * 1e3 : -1.0, "compile_build_s",
+                     w->compile_build_s, "torch_baseline", w->torch_baseline ? w->torch_baseline : "",
+                     "torch_note", w->torch_note ? w->torch_note : "", "rounds", w->rounds, "kept",
+                     w->kept, "levels", w->levels, "families", w->families, "seconds", w->seconds,
+                     "gpu_runs", (json_int_t)w->gpu_runs, "compiles", (json_int_t)w->compiles, "tokens",
+                     (json_int_t)w->tokens);
+}
+
+/* Replace *dst by a copy of s (kept as is when out of memory). */
+static void set_str(char **dst, const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (d) {
+        free(*dst);
+        *dst = d;
+    }
+}
+
+/* Append "what: why" to the row's torch note. */
+static void add_note(tdx_bench_row *w, const char *what, const char *why)
+{
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s%s%s: %.400s", w->torch_note && w->torch_note[0] ? w->torch_note : "",
+             w->torch_note && w->torch_note[0] ? "; " : "", what, why ? why : "not timed");
+    set_str(&w->torch_note, buf);
+}
+
+/* One torch column of a reply: its median in seconds, or -1 with the reason noted. */
+static double torch_column(tdx_bench_row *w, json_t *reply, const char *key, const char *what)
+{
+    json_t *c = json_object_get(reply, key);
+    double ms = num(c, "median_ms");
+    if (ms > 0)
+        return ms / 1e3;
+    json_t *err = json_object_get(c, "error");
+    add_note(w, what, json_is_string(err) ? json_string_value(err) : "not in the timing reply");
+    return -1;
+}
+
+void tdx_bench_torch_from_json(tdx_bench_row *w, json_t *reply)
+{
+    w->eager_s = w->compile_s = w->compile_build_s = -1;
+    set_str(&w->torch_note, "");
+    json_t *which = json_object_get(reply, "torch_baseline");
+    set_str(&w->torch_baseline, json_is_string(which) ? json_string_value(which) : "");
+    if (!json_is_string(which)) {
+        add_note(w, "torch", "the task has neither torch_impl nor reference");
+        return;
+    }
+    w->eager_s = torch_column(w, reply, "torch_eager", "eager");
+    w->compile_s = torch_column(w, reply, "torch_compile", "torch.compile");
+    json_t *tc = json_object_get(reply, "torch_compile");
+    if (w->compile_s > 0)
+        w->compile_build_s = num(tc, "compile_s");
+    /* a stand-in backend (the test seam) ran the whole path, but its time is
+     * no torch.compile time: the column is n/a, the note keeps what it measured */
+    const char *backend = json_string_value(json_object_get(tc, "backend"));
+    if (w->compile_s > 0 && backend && strcmp(backend, "inductor") != 0) {
+        char why[160];
+        snprintf(why, sizeof why, "backend %.64s, not inductor (%.4g ms, compiled in %.3g s)", backend,
+                 w->compile_s * 1e3, w->compile_build_s);
+        add_note(w, "torch.compile", why);
+        w->compile_s = w->compile_build_s = -1;
+    }
+}
+
+tdx_status tdx_bench_torch(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s)
+{
+    tdx_hx_opts o = {0};
+    o.timeout_s = timeout_s > 0 ? timeout_s : 300;
+    const char *args[] = {"--torch-only", "--torch-compile", "--device", device ? device : "cuda", NULL};
+    tdx_hx_reply r;
+    tdx_status st = tdx_hx_call(&o, "time", task_path, args, &r, NULL);
+    if (st) {
+        w->eager_s = w->compile_s = w->compile_build_s = -1;
+        set_str(&w->torch_note, "");
+        add_note(w, "torch baselines", r.reason);
+    } else {
+        tdx_bench_torch_from_json(w, r.json);
+    }
+    tdx_hx_reply_free(&r);
+    return st;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -134,6 +226,7 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
         s->above5 += x > 5.0;
         if (w->fraction_after >= 0 && fr)
             fr[nfr++] = w->fraction_after;
+        /* a torch column that is n/a counts neither way */
         if (w->eager_s > 0) {
             s->with_eager++;
             s->faster_eager += w->final_s < w->eager_s;
@@ -142,6 +235,12 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
             s->with_compile++;
             s->faster_compile += w->final_s < w->compile_s;
         }
+        int tried = w->torch_note && w->torch_note[0];
+        s->na_eager += tried && w->eager_s <= 0;
+        s->na_compile += tried && w->compile_s <= 0;
+        if ((w->eager_s > 0 || w->compile_s > 0) && w->torch_baseline &&
+            strcmp(w->torch_baseline, "reference") == 0)
+            s->ref_baseline++;
     }
     s->geomean = s->ok ? exp(logsum / (double)s->ok) : -1;
     s->median = sp ? median(sp, s->ok) : -1;
@@ -150,13 +249,34 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
     free(fr);
 }
 
+/* A time as the table shows it: "1.234 ms" or "56.7 µs". */
+static void fmt_time(double s, char *out, size_t n)
+{
+    if (s >= 1e-3)
+        snprintf(out, n, "%.3f ms", s * 1e3);
+    else
+        snprintf(out, n, "%.1f µs", s * 1e6);
+}
+
 static tdx_status cell_time(tdx_buf *b, double s)
 {
     if (s <= 0)
         return tdx_buf_adds(b, " – |");
-    if (s >= 1e-3)
-        return tdx_buf_printf(b, " %.3f ms |", s * 1e3);
-    return tdx_buf_printf(b, " %.1f µs |", s * 1e6);
+    char t[64];
+    fmt_time(s, t, sizeof t);
+    return tdx_buf_printf(b, " %s |", t);
+}
+
+/* A torch column: the time ("(ref)" when it timed the float64-prone
+ * reference, not torch_impl), "n/a" when it failed, "–" when not timed. */
+static tdx_status cell_torch(tdx_buf *b, const tdx_bench_row *w, double s)
+{
+    if (s <= 0)
+        return tdx_buf_adds(b, w->torch_note && w->torch_note[0] ? " n/a |" : " – |");
+    char t[64];
+    fmt_time(s, t, sizeof t);
+    return tdx_buf_printf(b, " %s%s |", t,
+                          w->torch_baseline && strcmp(w->torch_baseline, "reference") == 0 ? " (ref)" : "");
 }
 
 static tdx_status cell_pct(tdx_buf *b, double f)
@@ -179,8 +299,8 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
             st = ran(w) ? tdx_buf_printf(out, " %.2fx |", w->initial_s / w->final_s) : tdx_buf_adds(out, " – |");
         if (!st) st = cell_pct(out, w->fraction_before);
         if (!st) st = cell_pct(out, w->fraction_after);
-        if (!st) st = cell_time(out, w->eager_s);
-        if (!st) st = cell_time(out, w->compile_s);
+        if (!st) st = cell_torch(out, w, w->eager_s);
+        if (!st) st = cell_torch(out, w, w->compile_s);
         if (!st)
             st = tdx_buf_printf(out, " %d | %s%s%s%s | %s |\n", w->rounds > 0 ? w->rounds : 0,
                                 w->families[0] ? w->families : "–", w->levels[0] ? " (" : "",
@@ -198,10 +318,17 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
     if (!st && s->median_fraction >= 0)
         st = tdx_buf_printf(out, "| median final roofline | %.0f%% |\n", 100 * s->median_fraction);
     if (!st && s->with_eager)
-        st = tdx_buf_printf(out, "| faster than torch eager | %zu / %zu |\n", s->faster_eager, s->with_eager);
+        st = tdx_buf_printf(out, "| faster than torch eager | %zu / %zu (%.0f%%) |\n", s->faster_eager,
+                            s->with_eager, 100.0 * (double)s->faster_eager / (double)s->with_eager);
+    if (!st && s->na_eager)
+        st = tdx_buf_printf(out, "| torch eager n/a | %zu / %zu |\n", s->na_eager, s->ok);
     if (!st && s->with_compile)
-        st = tdx_buf_printf(out, "| faster than torch.compile | %zu / %zu |\n", s->faster_compile,
-                            s->with_compile);
+        st = tdx_buf_printf(out, "| faster than torch.compile | %zu / %zu (%.0f%%) |\n", s->faster_compile,
+                            s->with_compile, 100.0 * (double)s->faster_compile / (double)s->with_compile);
+    if (!st && s->na_compile)
+        st = tdx_buf_printf(out, "| torch.compile n/a | %zu / %zu |\n", s->na_compile, s->ok);
+    if (!st && s->ref_baseline)
+        st = tdx_buf_printf(out, "| torch columns on `reference` (no torch_impl) | %zu |\n", s->ref_baseline);
     if (!st)
         st = tdx_buf_printf(out, "| wall time of all runs | %.0f s |\n", s->seconds);
     return st;

@@ -3,8 +3,17 @@
  * what it lacks (median fraction of the roofline, share of tasks faster than
  * torch eager and torch.compile), and the Markdown table.
  *
- * Rows are read from / written as JSON (one object per task, schema
- * "tritondx/bench-row" v1: see docs/bench.md). Missing numbers are < 0.
+ * Rows are read from / written as JSON, one object per task: task, status,
+ * initial_s, final_s, fraction_before, fraction_after, eager_ms, compile_ms,
+ * compile_build_s, torch_baseline, torch_note, rounds, kept, levels,
+ * families, seconds, gpu_runs, compiles, tokens; a results file is
+ * {"schema": "tritondx/bench", "version": 1, "rows": [...]} (or a bare
+ * array). Missing numbers are < 0. Older rows' "eager_s" / "compile_s"
+ * (seconds) are read too.
+ *
+ * The torch columns time the task's torch_impl (else its reference, marked
+ * "(ref)") once per task, not the candidates; a column that could not be
+ * timed is n/a with its reason in torch_note and counts neither way.
  *
  * Ownership: a results set owns its rows and their strings (tdx_bench_free). */
 #ifndef TDX_BENCH_BENCH_H
@@ -14,6 +23,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "hx/hx.h"
 #include "base/status.h"
 
 typedef struct tdx_bench_row {
@@ -21,7 +31,11 @@ typedef struct tdx_bench_row {
     char *status;        /* "ok", or why the task did not run to the end */
     double initial_s, final_s;
     double fraction_before, fraction_after; /* of the roofline, < 0 unknown */
-    double eager_s, compile_s;              /* torch eager / torch.compile of reference */
+    /* the torch baseline of the original task (timed once per task): eager
+     * and torch.compile, and what compiling took (excluded from compile_s) */
+    double eager_s, compile_s, compile_build_s;
+    char *torch_baseline; /* "torch_impl", "reference" (float64, unfair), "" unknown */
+    char *torch_note;     /* why a torch column is n/a, "" when none */
     int rounds, kept;
     char *levels;        /* the levels that decided each kept rewrite, e.g. "0,3" */
     char *families;      /* the kept families, e.g. "retune,tensor-cores" */
@@ -39,8 +53,10 @@ typedef struct tdx_bench_summary {
     double geomean, median;      /* speedup over the task's initial kernel */
     size_t above2, above5;
     double median_fraction;      /* final fraction of the roofline, over tasks that know it */
-    size_t faster_eager, with_eager;
-    size_t faster_compile, with_compile;
+    size_t faster_eager, with_eager;     /* over tasks run with an eager time */
+    size_t faster_compile, with_compile; /* over tasks run with a torch.compile time */
+    size_t ref_baseline;                 /* of those, timed on reference (no torch_impl) */
+    size_t na_eager, na_compile;         /* tasks run whose column was tried and is n/a */
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 
@@ -56,6 +72,16 @@ json_t *tdx_bench_row_json(const tdx_bench_row *row);
  * its compiles, from the optimize journal in run_dir (left as is when there
  * is none). */
 void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir);
+
+/* Fill a row's torch columns from a `time --torch-only` reply (eager,
+ * torch.compile, compile time, which baseline); a column the reply lacks or
+ * reports as an error stays < 0 and its reason goes to torch_note. */
+void tdx_bench_torch_from_json(tdx_bench_row *w, json_t *reply);
+
+/* Time the torch baseline of one task with the harness (`time --torch-only
+ * --torch-compile --device DEVICE`, timeout_s) and fill the row's torch
+ * columns; on failure the columns stay < 0 and torch_note says why. */
+tdx_status tdx_bench_torch(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s);
 
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s);
 /* The per-task table and the summary as Markdown. */

@@ -1,6 +1,11 @@
 """`tritondx bench` on a two-task suite on the CPU (checks through the
-interpreter, timing from the TDX_TEST_TIMER seam): rows, the summary table,
-and merging results files."""
+interpreter, timing from the TDX_TEST_TIMER seam, the torch baselines timed by
+the harness on the CPU): rows, the torch columns, the summary table, and
+merging results files.
+
+torch.compile runs through Dynamo's "eager" backend (TDX_TORCH_COMPILE_BACKEND,
+Inductor takes a minute per task on this CPU): the whole path runs, and the
+compile column is n/a (a stand-in's time is never counted as torch.compile's)."""
 import json
 import os
 import shutil
@@ -16,8 +21,11 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     suite.mkdir()
     for name in ("scale.py", "rowsum_loop.py"):
         shutil.copy(ROOT / "tests" / "data" / "rewrite" / name, suite / name)
+    # rowsum_loop gets a torch_impl; scale has none, so its torch columns time reference
+    with open(suite / "rowsum_loop.py", "a") as f:
+        f.write("\n\ndef torch_impl(x):\n    return x.sum(dim=1)\n")
     env = dict(os.environ, TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
-               PYTHONPATH=str(ROOT / "python"))
+               PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager")
     out = tmp_path / "out"
     r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(out), "--rounds", "1",
                         "--candidates", "2", "--max-level", "0", "--device", "cpu"],
@@ -33,7 +41,18 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     # the model timer makes a larger BLOCK faster: scale.py must have kept a retune
     assert rows["scale.py"]["kept"] >= 1 and rows["scale.py"]["families"].startswith("retune")
     assert rows["scale.py"]["final_s"] < rows["scale.py"]["initial_s"]
+    # the torch baselines, timed once per task on the original task
+    impl, ref = rows["rowsum_loop.py"], rows["scale.py"]
+    assert impl["torch_baseline"] == "torch_impl" and ref["torch_baseline"] == "reference"
+    for row in (impl, ref):
+        assert row["eager_ms"] > 0, row
+        assert row["compile_ms"] < 0, row  # n/a: a stand-in backend
+        assert "torch.compile: backend eager, not inductor" in row["torch_note"], row
     md = (out / "RESULTS.md").read_text()
+    assert "(ref) | n/a |" in md  # scale.py: eager on reference, compile n/a
+    assert "| torch.compile n/a | 2 / 2 |" in md and "| faster than torch.compile |" not in md
+    assert "| faster than torch eager |" in md
+    assert "| torch columns on `reference` (no torch_impl) | 1 |" in md
     assert "| geomean speedup |" in md and "| scale.py |" in md
     # merging two results files gives one table with every row
     shutil.copy(out / "results.json", tmp_path / "again.json")
@@ -41,3 +60,31 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert m.returncode == 0, m.stderr
     assert m.stdout.count("| scale.py |") == 2 and "| tasks run / total | 4 / 4 |" in m.stdout
+    # merged into one results file too, the torch columns kept
+    merged = tmp_path / "merged.json"
+    m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "again.json"),
+                        "--markdown", str(tmp_path / "merged.md"), "--json", str(merged)],
+                       capture_output=True, text=True, timeout=60)
+    assert m.returncode == 0, m.stderr
+    mrows = json.loads(merged.read_text())["rows"]
+    assert len(mrows) == 4 and {r["torch_baseline"] for r in mrows} == {"torch_impl", "reference"}
+    assert all(r["eager_ms"] > 0 for r in mrows)
+    assert (tmp_path / "merged.md").read_text().count("| rowsum_loop.py |") == 2
+
+
+def test_bench_without_torch_leaves_the_columns_empty(tmp_path):
+    """--no-torch: no torch timing at all, the columns "–" (not n/a) and no summary line."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "rewrite" / "scale.py", suite / "scale.py")
+    env = dict(os.environ, TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
+               PYTHONPATH=str(ROOT / "python"))
+    out = tmp_path / "out"
+    r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(out), "--rounds", "1",
+                        "--candidates", "1", "--max-level", "0", "--device", "cpu", "--no-torch"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    (row,) = json.loads((out / "results.json").read_text())["rows"]
+    assert row["eager_ms"] < 0 and row["compile_ms"] < 0 and row["torch_note"] == ""
+    md = (out / "RESULTS.md").read_text()
+    assert "torch eager |" in md and "faster than torch" not in md and "n/a" not in md

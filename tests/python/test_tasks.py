@@ -230,6 +230,99 @@ def test_initial_kernel_passes_its_check(path, checks):
 
 
 
+def _outputs(value):
+    """A callable's outputs as a tuple (one tensor or several)."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+def _copies(values):
+    """Fresh copies of the tensor inputs (a call must not see another's writes)."""
+    return tuple(v.clone() if isinstance(v, torch.Tensor) else v for v in values)
+
+
+class _NoLaunch:
+    """Stands in for a Triton kernel: `kernel[grid](...)` does nothing, so
+    launch allocates and returns its outputs without running a kernel."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: None
+
+
+def _launch_without_kernels(path):
+    """The task's launch with every kernel replaced by _NoLaunch: its outputs'
+    dtypes and shapes at no cost (their values are whatever was allocated)."""
+    from tritondx_harness.taskload import jit_function
+    mod = _load(path)
+    for name, obj in list(vars(mod).items()):
+        if jit_function(obj) is not None:
+            setattr(mod, name, _NoLaunch())
+    return mod.launch
+
+
+def _agrees_in_distribution(got, ref, tol):
+    """For a torch_impl that draws its own random numbers (TORCH_IMPL_RANDOM):
+    where both keep an element they agree, and they zero about as many."""
+    from tritondx_harness.check import compare
+    both = (got != 0) & (ref != 0)
+    if int(both.sum()):
+        v = compare(got[both], ref[both].to(torch.float64), tol)
+        assert v["ok"], f"kept elements differ: {v['message']}"
+    n = got.numel()
+    if n >= 1000:
+        zero_got = float((got == 0).float().mean())
+        zero_ref = float((ref == 0).float().mean())
+        assert abs(zero_got - zero_ref) < 0.05, f"zeroes {zero_got:.3f} of the output, the reference {zero_ref:.3f}"
+
+
+@pytest.mark.parametrize("path", TASKS, ids=IDS)
+def test_torch_impl_agrees_with_reference(path):
+    """torch_impl (the fair torch baseline) computes what reference does within
+    the task's tolerance, in launch's dtype and shape: pure torch on the CPU at
+    every check shape, no kernel runs."""
+    from tritondx_harness.check import compare, tolerance_for, uses_tf32
+    mod = _load(path)
+    assert callable(getattr(mod, "torch_impl", None)), "missing `torch_impl`"
+    launch = _launch_without_kernels(path)
+    tf32 = uses_tf32(path.read_text(encoding="utf-8"))
+    random = bool(getattr(mod, "TORCH_IMPL_RANDOM", False))
+    for shape in mod.SHAPES["check"]:
+        for seed in (0, 1):
+            inputs = mod.make_inputs(shape, device="cpu", seed=seed)
+            with torch.no_grad():
+                refs = _outputs(mod.reference(*_copies(inputs)))
+                got = _outputs(mod.torch_impl(*_copies(inputs)))
+                want = _outputs(launch(*_copies(inputs)))
+            where = f"shape {shape} seed {seed}"
+            assert len(got) == len(refs) == len(want), f"{where}: {len(got)} outputs"
+            for g, r, w in zip(got, refs, want):
+                assert g.dtype == w.dtype, f"{where}: torch_impl returns {g.dtype}, launch {w.dtype}"
+                assert tuple(g.shape) == tuple(w.shape), f"{where}: shape {tuple(g.shape)}, launch's {tuple(w.shape)}"
+                tol, _ = tolerance_for(g.dtype, tf32, getattr(mod, "TOLERANCE", None))
+                if random:
+                    _agrees_in_distribution(g, r, tol)
+                    continue
+                v = compare(g, r, tol)
+                assert v["ok"], f"{where}: {v['message']}"
+
+
+def test_torch_impl_check_can_fail():
+    """The comparison above rejects a torch_impl in another dtype or off by a little."""
+    from tritondx_harness.check import compare, tolerance_for
+    x = torch.randn(1000, dtype=torch.float16)
+    ref = torch.softmax(x.double(), dim=-1)
+    tol, _ = tolerance_for(torch.float16)
+    assert compare(torch.softmax(x, dim=-1), ref, tol)["ok"]
+    assert not compare(torch.softmax(x, dim=-1) * 1.05, ref, tol)["ok"]
+    assert not compare(torch.softmax(x.float(), dim=-1) * 1.0001, ref, tolerance_for(torch.float32)[0])["ok"]
+    y = torch.randn(4000)
+    with pytest.raises(AssertionError):  # drops half where the reference drops a tenth
+        _agrees_in_distribution(torch.where(torch.rand(4000) > 0.5, y, 0.0),
+                                torch.where(torch.rand(4000) > 0.1, y.double(), 0.0), 1e-5)
+    with pytest.raises(AssertionError):  # kept values scaled wrong
+        _agrees_in_distribution(torch.where(y > 0, y * 1.1, 0.0), torch.where(y > 0, y.double(), 0.0), 1e-5)
+    _agrees_in_distribution(torch.where(y > 0, y, 0.0), torch.where(y > 0, y.double(), 0.0), 1e-5)
+
+
 @pytest.mark.parametrize("path", TASKS, ids=IDS)
 def test_initial_kernels_compile_for_sm90(path, checks):
     res = checks["compiles"][path.stem]

@@ -66,11 +66,113 @@ static void empty_and_bad_inputs(void **state)
     assert_int_equal(tdx_bench_load(&r, "/nonexistent.json"), TDX_ERR_PARSE);
 }
 
+/* Rows with the torch columns: eager_ms/compile_ms (and older rows' seconds),
+ * which baseline was timed, n/a columns that count neither way. */
+static void torch_columns_of_canned_rows(void **state)
+{
+    (void)state;
+    tdx_bench_results r = {0};
+    assert_int_equal(tdx_bench_load(&r, TDX_TEST_DATA "/bench/torch_rows.json"), TDX_OK);
+    assert_int_equal(r.len, 4);
+    assert_true(fabs(r.rows[0].eager_s - 0.00008) < 1e-12);
+    assert_true(fabs(r.rows[0].compile_build_s - 8.5) < 1e-12);
+    assert_true(r.rows[1].compile_s < 0);
+    assert_true(fabs(r.rows[2].eager_s - 0.002) < 1e-12); /* an older row, in seconds */
+    assert_string_equal(r.rows[2].torch_baseline, "reference");
+    tdx_bench_summary s;
+    tdx_bench_summarize(&r, &s);
+    assert_int_equal(s.ok, 3);
+    assert_int_equal(s.with_eager, 3);
+    assert_int_equal(s.faster_eager, 2);
+    assert_int_equal(s.with_compile, 2);
+    assert_int_equal(s.faster_compile, 0);
+    assert_int_equal(s.ref_baseline, 1);
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_bench_markdown(&r, &s, &b), TDX_OK);
+    char *golden;
+    size_t glen;
+    assert_int_equal(tdx_file_read(TDX_TEST_DATA "/bench/torch_rows.md", 1 << 20, &golden, &glen), TDX_OK);
+    if (strcmp(golden, tdx_buf_str(&b)) != 0)
+        print_error("got:\n%s", tdx_buf_str(&b));
+    assert_string_equal(tdx_buf_str(&b), golden);
+    free(golden);
+    tdx_buf_free(&b);
+    /* written in milliseconds, read back the same */
+    json_t *j = tdx_bench_row_json(&r.rows[0]);
+    assert_true(fabs(json_number_value(json_object_get(j, "eager_ms")) - 0.08) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(j, "compile_ms")) - 0.09) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(j, "torch_baseline")), "torch_impl");
+    tdx_bench_results r2 = {0};
+    assert_int_equal(tdx_bench_add_json(&r2, j), TDX_OK);
+    assert_true(fabs(r2.rows[0].compile_s - 0.00009) < 1e-12);
+    json_decref(j);
+    j = tdx_bench_row_json(&r.rows[1]);
+    assert_true(json_number_value(json_object_get(j, "compile_ms")) < 0);
+    assert_int_equal(tdx_bench_add_json(&r2, j), TDX_OK);
+    assert_true(r2.rows[1].compile_s < 0);
+    assert_non_null(strstr(r2.rows[1].torch_note, "no C++ compiler"));
+    json_decref(j);
+    tdx_bench_free(&r2);
+    tdx_bench_free(&r);
+}
+
+/* The torch columns from `time --torch-only` replies. */
+static void torch_columns_from_replies(void **state)
+{
+    (void)state;
+    tdx_bench_row w;
+    memset(&w, 0, sizeof w);
+    json_t *ok = json_loads("{\"torch_baseline\": \"torch_impl\", \"torch_eager\": {\"median_ms\": 0.5},"
+                            " \"torch_compile\": {\"median_ms\": 0.25, \"compile_s\": 12.5,"
+                            " \"backend\": \"inductor\"}}", 0, NULL);
+    tdx_bench_torch_from_json(&w, ok);
+    assert_true(fabs(w.eager_s - 0.0005) < 1e-12);
+    assert_true(fabs(w.compile_s - 0.00025) < 1e-12);
+    assert_true(fabs(w.compile_build_s - 12.5) < 1e-12);
+    assert_string_equal(w.torch_baseline, "torch_impl");
+    assert_string_equal(w.torch_note, "");
+    json_decref(ok);
+    /* torch.compile failed: n/a with its reason, eager kept */
+    json_t *err = json_loads("{\"torch_baseline\": \"reference\", \"torch_eager\": {\"median_ms\": 2},"
+                             " \"torch_compile\": {\"error\": \"BackendCompilerFailed: boom\"}}", 0, NULL);
+    tdx_bench_torch_from_json(&w, err);
+    assert_true(fabs(w.eager_s - 0.002) < 1e-12);
+    assert_true(w.compile_s < 0 && w.compile_build_s < 0);
+    assert_string_equal(w.torch_baseline, "reference");
+    assert_string_equal(w.torch_note, "torch.compile: BackendCompilerFailed: boom");
+    json_decref(err);
+    /* a stand-in backend runs the whole path, but its time is not torch.compile's: n/a */
+    json_t *stub = json_loads("{\"torch_baseline\": \"torch_impl\", \"torch_eager\": {\"median_ms\": 1},"
+                              " \"torch_compile\": {\"median_ms\": 1, \"compile_s\": 0.3,"
+                              " \"backend\": \"eager\"}}", 0, NULL);
+    tdx_bench_torch_from_json(&w, stub);
+    assert_true(w.compile_s < 0 && w.eager_s > 0);
+    assert_string_equal(w.torch_note, "torch.compile: backend eager, not inductor (1 ms, compiled in 0.3 s)");
+    json_decref(stub);
+    /* neither torch_impl nor reference */
+    json_t *none = json_loads("{\"torch_baseline\": null}", 0, NULL);
+    tdx_bench_torch_from_json(&w, none);
+    assert_true(w.eager_s < 0 && w.compile_s < 0);
+    assert_non_null(strstr(w.torch_note, "neither torch_impl nor reference"));
+    json_decref(none);
+    /* a harness that cannot run: the columns are n/a with the reason */
+    setenv("TDX_PYTHON", "/nonexistent/python3", 1);
+    assert_int_not_equal(tdx_bench_torch(&w, TDX_TEST_DATA "/bench/canned.json", "cpu", 10), TDX_OK);
+    unsetenv("TDX_PYTHON");
+    assert_true(w.eager_s < 0 && w.compile_s < 0);
+    assert_non_null(strstr(w.torch_note, "torch baselines: "));
+    free(w.torch_baseline);
+    free(w.torch_note);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(summary_of_canned_rows),
         cmocka_unit_test(empty_and_bad_inputs),
+        cmocka_unit_test(torch_columns_of_canned_rows),
+        cmocka_unit_test(torch_columns_from_replies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

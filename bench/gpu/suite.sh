@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# `tritondx bench` over a slice of the suite in one call of at most ~9 minutes:
+# one `tritondx bench` process per task under its own timeout (a task that hangs
+# or overruns costs only its own slot), a row for every task of the slice (run,
+# killed, or not reached), the rows merged into $OUT/RESULTS.md and
+# $OUT/results.json, every run directory packed into $OUT/suite.tar.gz.
+#
+# Usage (from the repository root, build/ carried; see bench/gpu/README.md):
+#   PART=1/3 bash bench/gpu/suite.sh             # the first third of the sorted suite
+#   RANGE=0:15 bash bench/gpu/suite.sh           # tasks 0..14 of the sorted suite
+#   TASKS="softmax_* layernorm" bash bench/gpu/suite.sh
+# Then, here: build/tritondx bench --merge A/results.json B/results.json C/results.json --json all.json
+#
+# Settings (environment):
+#   TASKS    shell patterns on task names without .py (default: every task)
+#   RANGE    FROM:TO, 0-based, TO exclusive, over the sorted tasks left by TASKS
+#   PART     K/N: the K-th of N near-equal parts of those tasks (after RANGE)
+#   BUDGET   optimize budget per task, seconds (checked before each round)
+#   ROUNDS, CANDS, LEVEL   rounds, candidates per round, --max-level
+#   TOTAL    wall seconds for the whole call (default 540, under the 600 s of
+#            one call); a task starts only when MIN_TASK (30) s are left, and
+#            is killed at the end of TOTAL at the latest
+#   TASK_LIMIT  hard limit of one task's bench process (BUDGET + TORCH_LIMIT + 60)
+#   TORCH_LIMIT limit of the torch baselines' timing of one task (90)
+#   STEP_LIMIT  limit of one check or one timing of a candidate (120)
+#   DEVICE   cuda (default) or cpu (with TDX_TEST_TIMER: a dry run)
+#   SUITE, TDX   the task folder and the binary
+#
+# Cost of one task, from the code (one fresh Python process per harness call;
+# GPU-machine figures from bench/RESULTS.md: a candidate ~15 s, AOT compiles
+# ~10 s):
+#   torch baselines  1 `time --torch-only --torch-compile`: start + inputs
+#                    ~5 s, eager ~1 s, torch.compile's first call (Dynamo +
+#                    Inductor in one compile thread) ~5-10 s: ~12 s
+#   loop start       the task's own check ~7 s, its baseline `time` ~7 s
+#   each round       diagnosis: level 0 < 1 s; level 1 adds ceilings (cached),
+#                    a `time` and an AOT capture ~15 s; levels 2-3 only when
+#                    the ones below do not decide, ~10 s each
+#   each candidate   1 `check` (every check shape x 3 seeds) + 1 `time` ~14 s
+# Defaults (level 0, 1 round, 1 candidate): ~12 + 14 + 1 + 14 = ~41 s a task:
+# 13-15 tasks in 540 s, the 45 tasks in 3 calls (PART=1/3, 2/3, 3/3) when the
+# estimate holds; the tasks a call did not reach get a "not run" row and the
+# call prints the TASKS=... line that runs them in a fourth. Each more
+# candidate costs ~14 s a task and a level-1 round ~15 s: CANDS=2 or LEVEL=1
+# fits ~10 tasks a call (PART=K/5). BUDGET only guards the start of a round
+# (the task's check and baseline come first): ROUNDS is the bound that counts.
+set -u
+set -f  # TASKS holds patterns: match them against task names, never against files here
+OUT=${OUT:-/tmp/tdx-out}
+SUITE=${SUITE:-bench/tasks}
+TDX=${TDX:-build/tritondx}
+BUDGET=${BUDGET:-60}
+ROUNDS=${ROUNDS:-1}
+CANDS=${CANDS:-1}
+LEVEL=${LEVEL:-0}
+TOTAL=${TOTAL:-540}
+TORCH_LIMIT=${TORCH_LIMIT:-90}
+MIN_TASK=${MIN_TASK:-30}
+TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}
+DEVICE=${DEVICE:-cuda}
+STEP_LIMIT=${STEP_LIMIT:-120}
+TASKS=${TASKS:-"*"}
+RANGE=${RANGE:-}
+PART=${PART:-}
+# small graphs compile faster in one thread than with a pool of compile workers to start
+export TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-1}
+export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+mkdir -p "$OUT/suite"
+t0=$(date +%s)
+log() { echo "== $*" >&2; }
+
+# the slice: sorted task names, filtered by TASKS, cut by RANGE
+names=()
+for f in $(ls "$SUITE" | LC_ALL=C sort); do
+  case $f in *.py) ;; *) continue ;; esac
+  case $f in *.opt.py) continue ;; esac
+  n=${f%.py}
+  for p in $TASKS; do
+    # shellcheck disable=SC2254
+    case $n in $p) names+=("$n"); break ;; esac
+  done
+done
+if [ -n "$RANGE" ]; then
+  from=${RANGE%%:*}
+  to=${RANGE##*:}
+  names=("${names[@]:$from:$((to - from))}")
+fi
+if [ -n "$PART" ]; then
+  k=${PART%%/*}
+  parts=${PART##*/}
+  total=${#names[@]}
+  from=$(((k - 1) * total / parts))
+  to=$((k * total / parts))
+  names=("${names[@]:$from:$((to - from))}")
+fi
+log "suite slice: ${#names[@]} tasks: ${names[*]}"
+if [ ! -x "$TDX" ]; then
+  log "no $TDX: build it here and carry build/"
+  echo "no $TDX" > "$OUT/suite/error.txt"
+  tar -C "$OUT" -czf "$OUT/suite.tar.gz" suite
+  exit 1
+fi
+{ echo "date: $(date -u)"; echo "settings: BUDGET=$BUDGET ROUNDS=$ROUNDS CANDS=$CANDS LEVEL=$LEVEL \
+TOTAL=$TOTAL TASK_LIMIT=$TASK_LIMIT TORCH_LIMIT=$TORCH_LIMIT STEP_LIMIT=$STEP_LIMIT DEVICE=$DEVICE \
+TASKS=$TASKS RANGE=$RANGE PART=$PART"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
+  > "$OUT/suite/settings.txt"
+
+# the device's ceilings, measured once (cached by the harness) and read by every task
+CEIL=()
+if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
+  log "ceilings"
+  if timeout 300 python3 -m tritondx_harness ceilings > "$OUT/suite/ceilings.json" 2> "$OUT/suite/ceilings.err"; then
+    CEIL=(--ceilings "$OUT/suite/ceilings.json")
+  fi
+fi
+
+# end what is left of a task's session (by its session id)
+reap() { # sid name
+  local pids
+  pids=$(ps -eo pid=,sid= | awk -v s="$1" '$2 == s { print $1 }')
+  if [ -n "$pids" ]; then
+    log "$2: ending what its run left behind: $(echo $pids)"
+    kill -KILL $pids 2> /dev/null
+  fi
+}
+
+# one row in a results file for a task that left none
+row() { # name status seconds
+  printf '{"schema": "tritondx/bench", "version": 1, "rows": [{"task": "%s.py", "status": "%s", "seconds": %s}]}\n' \
+    "$1" "$2" "$3" > "$OUT/suite/$1/results.json"
+}
+
+for n in ${names[@]+"${names[@]}"}; do
+  mkdir -p "$OUT/suite/$n"
+  left=$((TOTAL - ($(date +%s) - t0)))
+  if [ "$left" -lt "$MIN_TASK" ]; then
+    log "$n: not started ($left s left, a task needs about $MIN_TASK s)"
+    row "$n" "not run: out of time in this call" 0
+    continue
+  fi
+  limit=$((left < TASK_LIMIT ? left : TASK_LIMIT))
+  log "bench $n (limit $limit s, $left s left)"
+  s=$(date +%s)
+  # a session of its own: bench's harness children run in process groups of
+  # their own, out of timeout's reach, so what is left of the session when
+  # bench ends is ended here before the next task uses the GPU
+  setsid timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
+    --device "$DEVICE" --budget "$BUDGET" --rounds "$ROUNDS" --candidates "$CANDS" --max-level "$LEVEL" \
+    --torch-timeout "$TORCH_LIMIT" --step-timeout "$STEP_LIMIT" ${CEIL[@]+"${CEIL[@]}"} \
+    > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt" &
+  sid=$!
+  wait "$sid"
+  rc=$?
+  reap "$sid" "$n"
+  secs=$(($(date +%s) - s))
+  echo "rc=$rc seconds=$secs" >> "$OUT/suite/$n/stderr.txt"
+  if [ ! -s "$OUT/suite/$n/results.json" ]; then
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+      row "$n" "killed after $secs s (its limit)" "$secs"
+    else
+      row "$n" "bench failed (exit $rc)" "$secs"
+    fi
+  fi
+  log "$n: rc=$rc, $secs s"
+done
+
+files=()
+for n in ${names[@]+"${names[@]}"}; do files+=("$OUT/suite/$n/results.json"); done
+if [ "${#files[@]}" -gt 0 ]; then
+  timeout 60 "$TDX" bench --merge "${files[@]}" --markdown "$OUT/RESULTS.md" --json "$OUT/results.json" \
+    2> "$OUT/merge.err" || log "merge failed (see merge.err)"
+  cp "$OUT/RESULTS.md" "$OUT/suite/" 2> /dev/null
+  cat "$OUT/RESULTS.md" 2> /dev/null
+fi
+left_out=""
+for n in ${names[@]+"${names[@]}"}; do
+  grep -q '"not run: out of time' "$OUT/suite/$n/results.json" 2> /dev/null && left_out="$left_out$n "
+done
+if [ -n "$left_out" ]; then
+  log "not reached in this call; run them with: TASKS=\"${left_out% }\" bash bench/gpu/suite.sh"
+  echo "TASKS=\"${left_out% }\"" > "$OUT/not_run.txt"
+fi
+log "wall $(($(date +%s) - t0)) s"
+tar -C "$OUT" -czf "$OUT/suite.tar.gz" suite && rm -rf "$OUT/suite"
