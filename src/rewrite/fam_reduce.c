@@ -85,6 +85,13 @@ static void add_nows(tdx_buf *b, const char *s, size_t n)
             tdx_buf_addc(b, s[i]);
 }
 
+static int is_operator(const tdx_src_node *n)
+{
+    return n->kind == TDX_SRC_BINOP || n->kind == TDX_SRC_UNARYOP || n->kind == TDX_SRC_COMPARE ||
+           n->kind == TDX_SRC_BOOLOP || n->kind == TDX_SRC_IFEXP || n->kind == TDX_SRC_LAMBDA ||
+           n->kind == TDX_SRC_NAMEDEXPR;
+}
+
 /* The text of n without whitespace, each name that owner's body assigns
  * before the use replaced by its value: two loops that compute `offs` and
  * `x` the same way give the same text for `tl.load(x_row + offs)`. */
@@ -94,9 +101,13 @@ static void canon_rec(const fam_task *t, tdx_src_node *owner, const tdx_src_node
     if (owner && is_name(n, NULL) && depth < 8) {
         tdx_src_node *v = local_value(owner, n->name, n->start);
         if (v) {
-            tdx_buf_addc(b, '(');
+            /* parenthesised only where an operator could bind differently */
+            int paren = is_operator(v) && n->parent && is_operator(n->parent);
+            if (paren)
+                tdx_buf_addc(b, '(');
             canon_rec(t, owner, v, b, depth + 1);
-            tdx_buf_addc(b, ')');
+            if (paren)
+                tdx_buf_addc(b, ')');
             return;
         }
     }
