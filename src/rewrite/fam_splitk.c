@@ -63,6 +63,27 @@ static int count_name(fam_task *t, tdx_src_node *n, const char *name)
     return c;
 }
 
+/* Non-zero when expression e reads no name that the loop assigns (its
+ * variable included). */
+static int loop_invariant(fam_task *t, tdx_src_node *loop, tdx_src_node *e)
+{
+    tdx_ptrvec names = {0};
+    fam_collect(t, e, TDX_SRC_NAME, &names);
+    tdx_src_node *var = tdx_src_kid(loop, TDX_SRC_R_TARGET);
+    for (size_t i = 0; i < names.len; i++) {
+        tdx_src_node *n = names.items[i];
+        if (count_name(t, var, n->name))
+            return 0;
+        for (tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s;
+             s = tdx_src_next(loop, TDX_SRC_R_BODY, s))
+            for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
+                 tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+                if (is_name(tg, n->name))
+                    return 0;
+    }
+    return 1;
+}
+
 /* The accumulator of `acc += tl.dot(a, b)` or `acc = tl.dot(a, b, acc)`. */
 static const char *dot_accumulator(const tdx_src_node *stmt, const tdx_src_node *dot)
 {
@@ -79,9 +100,12 @@ static const char *dot_accumulator(const tdx_src_node *stmt, const tdx_src_node 
 
 /* A split-K site: the K loop, its accumulator and the store of the result. */
 typedef struct ksite {
-    tdx_src_node *def, *loop, *start, *step, *store, *value;
+    tdx_src_node *def, *loop, *store, *value;
+    tdx_src_node *start, *stop, *step; /* range arguments; start and step may be NULL */
     const char *acc;
     const char *out;      /* the output pointer parameter */
+    tdx_src_node *adv[4]; /* `ptrs += step` statements that walk pointers along K */
+    size_t nadv;
 } ksite;
 
 /* The value stored is the accumulator or its cast: `acc`, `acc.to(...)`, or
@@ -154,25 +178,37 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     if (!k->loop || k->loop->kind != TDX_SRC_FOR || k->loop->parent != def || dot->parent->parent != k->loop)
         return 0;
     tdx_src_node *it = tdx_src_kid(k->loop, TDX_SRC_R_ITER);
-    if (!it || it->kind != TDX_SRC_CALL || tdx_src_call_nargs(it) != 3 ||
-        (!tdx_src_is_dotted(tdx_src_call_func(it), "range") &&
-         !tdx_src_is_dotted(tdx_src_call_func(it), "tl.range")))
+    size_t na = it && it->kind == TDX_SRC_CALL ? tdx_src_call_nargs(it) : 0;
+    if (na < 1 || na > 3 || (!tdx_src_is_dotted(tdx_src_call_func(it), "range") &&
+                             !tdx_src_is_dotted(tdx_src_call_func(it), "tl.range")))
         return 0;
-    k->start = tdx_src_call_arg(it, 0);
-    k->step = tdx_src_call_arg(it, 2);
+    k->start = na > 1 ? tdx_src_call_arg(it, 0) : NULL;
+    k->stop = tdx_src_call_arg(it, na > 1 ? 1 : 0);
+    k->step = na > 2 ? tdx_src_call_arg(it, 2) : NULL;
+    for (size_t i = 0; i < na; i++)
+        if (tdx_src_call_arg(it, i)->kind == TDX_SRC_STARRED)
+            return 0;
     k->acc = dot_accumulator(dot->parent, dot);
     if (!k->acc || !assigned_before(def, k->acc, k->loop->start))
         return 0;
-    /* the loop carries nothing but the accumulator (pointers advanced by
-     * `a_ptrs += ...` would need their start moved too) */
+    /* the loop carries the accumulator and pointers advanced by a step that
+     * does not change inside the loop (`a_ptrs += BLOCK_K * stride_ak`):
+     * each split starts them pid_k steps in and advances SPLIT_K steps */
     for (tdx_src_node *s = tdx_src_next(k->loop, TDX_SRC_R_BODY, NULL); s;
          s = tdx_src_next(k->loop, TDX_SRC_R_BODY, s)) {
         if (s->kind != TDX_SRC_ASSIGN && s->kind != TDX_SRC_AUGASSIGN)
             return 0;
         for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
-             tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
-            if (!is_name(tg, NULL) || (strcmp(tg->name, k->acc) != 0 && assigned_before(def, tg->name, k->loop->start)))
+             tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg)) {
+            if (!is_name(tg, NULL))
                 return 0;
+            if (strcmp(tg->name, k->acc) == 0 || !assigned_before(def, tg->name, k->loop->start))
+                continue;
+            if (s->kind != TDX_SRC_AUGASSIGN || s->op != TDX_OP_PLUS || k->nadv >= 4 ||
+                !loop_invariant(t, k->loop, tdx_src_kid(s, TDX_SRC_R_VALUE)))
+                return 0;
+            k->adv[k->nadv++] = s;
+        }
     }
     /* after the loop: the store of the accumulator, nothing else reads it */
     tdx_src_node *sst = k->store->parent;
@@ -248,22 +284,43 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
     size_t l0, l1 = 1;
     const char *x0 = tdx_src_text(t->m, e0, &l0), *x1 = e1 ? tdx_src_text(t->m, e1, &l1) : "1";
     int kind = k->loop->col - 1, lind = stmt->col - 1;
-    long long zero = -1;
-    if (k->start->kind == TDX_SRC_NUMBER)
-        tdx_src_int_value(t->m, k->start, &zero);
-    const char *step = operand(t, k->step);
+    long long v0 = -1, v1 = -1;
+    if (k->start && k->start->kind == TDX_SRC_NUMBER)
+        tdx_src_int_value(t->m, k->start, &v0);
+    if (k->step && k->step->kind == TDX_SRC_NUMBER)
+        tdx_src_int_value(t->m, k->step, &v1);
+    const char *step = k->step ? operand(t, k->step) : "1";
+    /* range(start, stop, step) -> range(start + pid_k * step, stop, step * SPLIT_K) */
+    char *nstart = !k->start || v0 == 0
+                       ? (!k->step || v1 == 1 ? "_tdx_pid_k" : tdx_arena_printf(&t->arena, "_tdx_pid_k * %s", step))
+                       : tdx_arena_printf(&t->arena, "%s + _tdx_pid_k * %s", operand(t, k->start), step);
+    char *nstep = !k->step || v1 == 1 ? "_tdx_split_k" : tdx_arena_printf(&t->arena, "%s * _tdx_split_k", step);
+    if (!nstart || !nstep)
+        return TDX_ERR_NOMEM;
     static const int splits[] = {4, 2, 8};
     tdx_status st = TDX_OK;
     for (size_t si = 0; si < sizeof splits / sizeof splits[0] && !st; si++) {
         fam_edits e = {0};
         /* kernel: the programs of axis 2 take every SPLIT_K-th block of K */
-        fam_edit(t, &e, k->loop->start, k->loop->start,
-                 tdx_arena_printf(&t->arena, "_tdx_pid_k = tl.program_id(2)\n%*s"
-                                  "_tdx_split_k = tl.num_programs(2)\n%*s", kind, "", kind, ""));
-        fam_edit(t, &e, k->start->start, k->start->end,
-                 zero == 0 ? tdx_arena_printf(&t->arena, "_tdx_pid_k * %s", step)
-                           : tdx_arena_printf(&t->arena, "%s + _tdx_pid_k * %s", operand(t, k->start), step));
-        fam_edit(t, &e, k->step->start, k->step->end, tdx_arena_printf(&t->arena, "%s * _tdx_split_k", step));
+        char *pre = tdx_arena_printf(&t->arena, "_tdx_pid_k = tl.program_id(2)\n%*s"
+                                     "_tdx_split_k = tl.num_programs(2)\n%*s", kind, "", kind, "");
+        for (size_t a = 0; a < k->nadv && pre; a++) {
+            tdx_src_node *tg = tdx_src_kid(k->adv[a], TDX_SRC_R_TARGET), *v = tdx_src_kid(k->adv[a], TDX_SRC_R_VALUE);
+            char *inc = operand(t, v);
+            pre = tdx_arena_printf(&t->arena, "%s%s += _tdx_pid_k * %s\n%*s", pre, tg->name, inc, kind, "");
+            fam_edit(t, &e, v->start, v->end, tdx_arena_printf(&t->arena, "%s * _tdx_split_k", inc));
+        }
+        if (!pre)
+            return TDX_ERR_NOMEM;
+        fam_edit(t, &e, k->loop->start, k->loop->start, pre);
+        if (k->start)
+            fam_edit(t, &e, k->start->start, k->start->end, nstart);
+        else
+            fam_edit(t, &e, k->stop->start, k->stop->start, tdx_arena_printf(&t->arena, "%s, ", nstart));
+        if (k->step)
+            fam_edit(t, &e, k->step->start, k->step->end, nstep);
+        else
+            fam_edit(t, &e, k->stop->end, k->stop->end, tdx_arena_printf(&t->arena, ", %s", nstep));
         tdx_src_node *fn = tdx_src_call_func(k->store);
         fam_edit(t, &e, fn->start, fn->end, "tl.atomic_add");
         fam_edit(t, &e, k->value->start, k->value->end, k->acc);

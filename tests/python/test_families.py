@@ -36,6 +36,7 @@ CASES = [
     ("single-pass-reduction", "xent_loop.py"),
     ("split-k", "matmul_small_m.py"),
     ("split-k", "matmul_grid_var.py"),
+    ("split-k", "matmul_ptr_advance.py"),
 ]
 
 

@@ -219,6 +219,41 @@ static void splitk_takes_plain_results_only(void **state)
     assert_int_equal(g.n, 0);
 }
 
+static const char advancing[] = HEAD
+    "def mm(a_ptr, b_ptr, c_ptr, K, sa, sb, BK: tl.constexpr):\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    a_ptrs = a_ptr + rk[None, :] + tl.arange(0, 16)[:, None] * K\n"
+    "    b_ptrs = b_ptr + rk[:, None] * 16 + tl.arange(0, 16)[None, :]\n"
+    "    acc = tl.zeros((16, 16), dtype=tl.float32)\n"
+    "    for k in range(tl.cdiv(K, BK)):\n"
+    "        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc=acc)\n"
+    "        a_ptrs += BK * sa\n"
+    "        b_ptrs += STEP\n"
+    "    tl.store(c_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], acc)\n"
+    "\n\ndef launch(a, b):\n"
+    "    c = torch.empty((16, 16), device=a.device, dtype=torch.float32)\n"
+    "    mm[(1,)](a, b, c, a.shape[1], 1, 16, BK=32)\n"
+    "    return c\n";
+
+static void splitk_moves_advancing_pointers(void **state)
+{
+    (void)state;
+    char src[4096];
+    const char *p = strstr(advancing, "STEP");
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(p - advancing), advancing, "BK * sb", p + 4);
+    got g = run("split-k", src);
+    assert_int_equal(g.n, 3);
+    assert_non_null(strstr(g.src[0], "    a_ptrs += _tdx_pid_k * (BK * sa)\n    b_ptrs += _tdx_pid_k * (BK * sb)\n"
+                                     "    for k in range(_tdx_pid_k, tl.cdiv(K, BK), _tdx_split_k):\n"));
+    assert_non_null(strstr(g.src[0], "        a_ptrs += (BK * sa) * _tdx_split_k\n"));
+    assert_non_null(strstr(g.src[0], "mm[(1, 1, 4)](a, b, _tdx_acc, "));
+    release(&g);
+    /* a step that changes from one iteration to the next cannot be moved */
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(p - advancing), advancing, "k * sb", p + 4);
+    g = run("split-k", src);
+    assert_int_equal(g.n, 0);
+}
+
 /* Level 1: an under-filled grid points a matmul (level 0's class) to split-k
  * and any other kernel to retuning. */
 static void grid_underfill_family(void **state)
@@ -252,6 +287,7 @@ int main(void)
         cmocka_unit_test(online_needs_the_max_only_in_its_update),
         cmocka_unit_test(moments_need_masked_deviations),
         cmocka_unit_test(splitk_takes_plain_results_only),
+        cmocka_unit_test(splitk_moves_advancing_pointers),
         cmocka_unit_test(grid_underfill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
