@@ -15,7 +15,8 @@
 
 #include "triage/triage_int.h"
 
-enum { SMS = 132, MAXV = 6, POOL = 512, MAXENV = 48, MAXDEPTH = 4 };
+/* POOL values and STEPS evaluations per launch bound the work on any input */
+enum { SMS = 132, MAXV = 6, POOL = 512, MAXENV = 48, MAXDEPTH = 4, STEPS = 20000 };
 
 typedef enum vkind { V_UNKNOWN = 0, V_INT, V_STR, V_TUPLE, V_TENSOR, V_LAMBDA, V_META } vkind;
 
@@ -41,6 +42,7 @@ typedef struct ctx {
     const tdx_km_launch *launch; /* for META["X"] */
     val pool[POOL];
     int used;
+    int steps;
     val unknown;
 } ctx;
 
@@ -60,6 +62,33 @@ static val *mk_int(ctx *c, long long i)
     if (v != &c->unknown)
         v->i = i;
     return v;
+}
+
+/* Integer arithmetic that gives up (unknown) instead of overflowing. */
+static val *arith(ctx *c, int op, long long a, long long b)
+{
+    long long r;
+    switch (op) {
+    case TDX_OP_PLUS:
+        return __builtin_add_overflow(a, b, &r) ? &c->unknown : mk_int(c, r);
+    case TDX_OP_MINUS:
+        return __builtin_sub_overflow(a, b, &r) ? &c->unknown : mk_int(c, r);
+    case TDX_OP_STAR:
+        return __builtin_mul_overflow(a, b, &r) ? &c->unknown : mk_int(c, r);
+    case TDX_OP_DSLASH:
+        return a >= 0 && b > 0 ? mk_int(c, a / b) : &c->unknown;
+    default:
+        return &c->unknown;
+    }
+}
+
+/* A tuple of one value. */
+static val *single(ctx *c, val *x)
+{
+    val *t = mk(c, V_TUPLE);
+    if (t != &c->unknown)
+        t->el[t->n++] = x;
+    return t;
 }
 
 static void bind(env *e, const char *name, val *v)
@@ -163,9 +192,10 @@ static val *call_value(ctx *c, env *e, const tdx_src_node *n, int depth)
     if (is_dotted_any(fn, factories))
         return factory(c, e, n, depth);
     if (tdx_src_is_dotted(fn, "triton.cdiv") || tdx_src_is_dotted(fn, "cdiv"))
-        return a0->kind == V_INT && a1->kind == V_INT && a1->i > 0 ? mk_int(c, (a0->i + a1->i - 1) / a1->i)
-                                                                    : &c->unknown;
-    if (tdx_src_is_dotted(fn, "triton.next_power_of_2") && a0->kind == V_INT) {
+        return a0->kind == V_INT && a1->kind == V_INT && a0->i >= 0 && a1->i > 0
+                   ? mk_int(c, a0->i / a1->i + (a0->i % a1->i != 0))
+                   : &c->unknown;
+    if (tdx_src_is_dotted(fn, "triton.next_power_of_2") && a0->kind == V_INT && a0->i <= (1ll << 40)) {
         long long p = 1;
         while (p < a0->i)
             p <<= 1;
@@ -179,13 +209,10 @@ static val *call_value(ctx *c, env *e, const tdx_src_node *n, int depth)
     if (tdx_src_is_dotted(fn, "tuple") && na == 1)
         return tuple_of(c, e, tdx_src_call_arg(n, 0), depth);
     if (tdx_src_is_dotted(fn, "math.prod") && a0->kind == V_TUPLE) {
-        long long p = 1;
-        for (int i = 0; i < a0->n; i++) {
-            if (a0->el[i]->kind != V_INT)
-                return &c->unknown;
-            p *= a0->el[i]->i;
-        }
-        return mk_int(c, p);
+        val *p = mk_int(c, 1);
+        for (int i = 0; i < a0->n && p->kind == V_INT; i++)
+            p = a0->el[i]->kind == V_INT ? arith(c, TDX_OP_STAR, p->i, a0->el[i]->i) : &c->unknown;
+        return p;
     }
     if (fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name) {
         /* the sizes of a view come from its arguments, whatever it views */
@@ -235,7 +262,7 @@ static val *call_value(ctx *c, env *e, const tdx_src_node *n, int depth)
 
 static val *eval(ctx *c, env *e, const tdx_src_node *n, int depth)
 {
-    if (!n)
+    if (!n || ++c->steps > STEPS)
         return &c->unknown;
     switch (n->kind) {
     case TDX_SRC_NUMBER: {
@@ -244,7 +271,7 @@ static val *eval(ctx *c, env *e, const tdx_src_node *n, int depth)
     }
     case TDX_SRC_UNARYOP: {
         val *v = eval(c, e, tdx_src_kid(n, TDX_SRC_R_OPERAND), depth);
-        return n->op == TDX_OP_MINUS && v->kind == V_INT ? mk_int(c, -v->i) : &c->unknown;
+        return n->op == TDX_OP_MINUS && v->kind == V_INT ? arith(c, TDX_OP_MINUS, 0, v->i) : &c->unknown;
     }
     case TDX_SRC_STRING:
         return mk(c, V_STR);
@@ -272,15 +299,7 @@ static val *eval(ctx *c, env *e, const tdx_src_node *n, int depth)
     case TDX_SRC_BINOP: {
         val *a = eval(c, e, tdx_src_kid(n, TDX_SRC_R_LEFT), depth);
         val *b = eval(c, e, tdx_src_kid(n, TDX_SRC_R_RIGHT), depth);
-        if (a->kind != V_INT || b->kind != V_INT)
-            return &c->unknown;
-        switch (n->op) {
-        case TDX_OP_PLUS: return mk_int(c, a->i + b->i);
-        case TDX_OP_MINUS: return mk_int(c, a->i - b->i);
-        case TDX_OP_STAR: return mk_int(c, a->i * b->i);
-        case TDX_OP_DSLASH: return b->i > 0 && a->i >= 0 ? mk_int(c, a->i / b->i) : &c->unknown;
-        default: return &c->unknown;
-        }
+        return a->kind == V_INT && b->kind == V_INT ? arith(c, n->op, a->i, b->i) : &c->unknown;
     }
     case TDX_SRC_ATTRIBUTE: {
         val *o = eval(c, e, tdx_src_kid(n, TDX_SRC_R_VALUE), depth);
@@ -316,7 +335,8 @@ static val *eval(ctx *c, env *e, const tdx_src_node *n, int depth)
         return call_value(c, e, n, depth);
     case TDX_SRC_LAMBDA: {
         val *v = mk(c, V_LAMBDA);
-        v->node = n;
+        if (v != &c->unknown)
+            v->node = n;
         return v;
     }
     default:
@@ -397,18 +417,12 @@ static long long bench_grid(ctx *c, const tdx_km_launch *l, char *shape, size_t 
     if (!p0 || !p0->name)
         return -1;
     val *bv = eval(c, &me, bench, 0);
-    if (bv->kind == V_INT) { /* a 1-D shape written as a number */
-        val *t = mk(c, V_TUPLE);
-        t->el[t->n++] = bv;
-        bv = t;
-    }
+    if (bv->kind == V_INT) /* a 1-D shape written as a number */
+        bv = single(c, bv);
     bind(&me, p0->name, bv);
     val *inputs = run_def(c, mk_inputs, &me, NULL, NULL, 0);
-    if (inputs->kind == V_TENSOR) {
-        val *t = mk(c, V_TUPLE);
-        t->el[t->n++] = inputs;
-        inputs = t;
-    }
+    if (inputs->kind == V_TENSOR)
+        inputs = single(c, inputs);
     if (inputs->kind != V_TUPLE)
         return -1;
     /* launch(*inputs) up to the kernel launch */
@@ -430,16 +444,14 @@ static long long bench_grid(ctx *c, const tdx_km_launch *l, char *shape, size_t 
         g = eval(c, &ge, tdx_src_kid(g->node, TDX_SRC_R_BODY), 0);
     }
     if (g->kind == V_INT)
-        return g->i;
+        return g->i >= 0 ? g->i : -1;
     if (g->kind != V_TUPLE || g->n == 0)
         return -1;
-    long long prod = 1;
-    for (int k = 0; k < g->n; k++) {
-        if (g->el[k]->kind != V_INT)
-            return -1;
-        prod *= g->el[k]->i;
-    }
-    return prod;
+    val *prod = mk_int(c, 1);
+    for (int k = 0; k < g->n && prod->kind == V_INT; k++)
+        prod = g->el[k]->kind == V_INT && g->el[k]->i >= 0 ? arith(c, TDX_OP_STAR, prod->i, g->el[k]->i)
+                                                           : &c->unknown;
+    return prod->kind == V_INT ? prod->i : -1;
 }
 
 /* The loop of the kernel that holds its tl.dot, with a runtime bound. */

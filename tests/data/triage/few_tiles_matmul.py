@@ -15,11 +15,11 @@ def skinny_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     rk = tl.arange(0, BK)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
-        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=rm[:, None] < M, other=0.0)
-        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=rn[None, :] < N, other=0.0)
+        ka = (k + rk)[None, :]
+        a = tl.load(a_ptr + rm[:, None] * K + ka, mask=(rm[:, None] < M) & (ka < K), other=0.0)
+        b = tl.load(b_ptr + ka.T * N + rn[None, :], mask=(ka.T < K) & (rn[None, :] < N), other=0.0)
         acc += tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16),
-             mask=(rm[:, None] < M) & (rn[None, :] < N))
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 def launch(a, b):
