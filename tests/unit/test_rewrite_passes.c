@@ -13,6 +13,7 @@
 #include "finding/finding.h"
 #include "profile/profile.h"
 #include "rewrite/families.h"
+#include "triage/triage.h"
 
 typedef struct got {
     int n;
@@ -254,6 +255,70 @@ static void splitk_moves_advancing_pointers(void **state)
     assert_int_equal(g.n, 0);
 }
 
+/* TDX015 at the bench shape: the tiles its evaluator finds, or -1 when the
+ * rule stays silent. */
+static long long tiles_at_bench(const char *inputs, const char *launch_body, const char *bench)
+{
+    char src[4096];
+    snprintf(src, sizeof src,
+             "import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+             "def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+             "    rm = tl.program_id(0) * BM + tl.arange(0, BM)\n"
+             "    rn = tl.program_id(1) * BN + tl.arange(0, BN)\n"
+             "    rk = tl.arange(0, BK)\n"
+             "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+             "    for k in range(0, K, BK):\n"
+             "        acc += tl.dot(tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]),\n"
+             "                      tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :]))\n"
+             "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n"
+             "\n\ndef launch(a, b):\n%s\n    return c\n"
+             "\n\ndef make_inputs(shape, dtype=torch.float16, device=\"cuda\", seed=0):\n%s\n"
+             "\n\nSHAPES = {\"bench\": %s, \"check\": [(1, 2, 3)]}\n",
+             launch_body, inputs, bench);
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_tri_source("t.py", src, strlen(src), &l, &d), TDX_OK);
+    long long tiles = -1;
+    for (size_t i = 0; i < tdx_ledger_count(&l); i++) {
+        const tdx_finding *f = tdx_ledger_at(&l, i);
+        if (strcmp(f->rule->id, "TDX015") == 0) {
+            assert_string_equal(f->family, "split-k");
+            tiles = atoll(tdx_finding_get_fact(f, "tiles"));
+        }
+    }
+    tdx_ledger_free(&l);
+    tdx_diags_free(&d);
+    return tiles;
+}
+
+static void few_tiles_follow_the_bench_shape(void **state)
+{
+    (void)state;
+    const char *in = "    M, N, K = shape\n"
+                     "    return torch.randn(M, K, dtype=dtype), torch.randn((K, N), dtype=dtype)";
+    const char *run = "    M, K = a.shape\n    N = b.size(1)\n"
+                      "    c = torch.empty((M, N), device=a.device, dtype=torch.float32)\n"
+                      "    mm[(triton.cdiv(M, 64), triton.cdiv(N, 128))](a, b, c, M, N, K, BM=64, BN=128, BK=32)";
+    assert_int_equal(tiles_at_bench(in, run, "(16, 8192, 16384)"), 64);
+    assert_int_equal(tiles_at_bench(in, run, "(128, 8192, 16384)"), 128);
+    assert_int_equal(tiles_at_bench(in, run, "(129, 8192, 16384)"), -1); /* 192 tiles */
+    /* a transposed operand, a grid bound to a name, sizes through a helper */
+    const char *in2 = "    m, n, k = _dims(shape)\n"
+                      "    a = torch.randn((k, m)).to(dtype).t()\n"
+                      "    return (a, torch.empty(k, n))";
+    const char *run2 = "    c = torch.empty((a.shape[0], b.shape[1]), device=a.device)\n"
+                       "    grid = (triton.cdiv(a.shape[0], 32), triton.cdiv(b.shape[-1], 32), 1)\n"
+                       "    mm[grid](a, b, c, a.shape[0], b.shape[1], a.shape[1], BM=32, BN=32, BK=32)\n"
+                       "\n\ndef _dims(shape):\n"
+                       "    return tuple(int(d) for d in shape if d != \"misaligned\")";
+    assert_int_equal(tiles_at_bench(in2, run2, "(32, 64, 4096, \"misaligned\")"), 2);
+    /* what the evaluator cannot follow leaves the rule silent */
+    assert_int_equal(tiles_at_bench("    return make(shape)", run, "(16, 8192, 16384)"), -1);
+    assert_int_equal(tiles_at_bench(in, run, "(16, 4611686018427387904 * 4, 99)"), -1);
+}
+
 /* Level 1: an under-filled grid points a matmul (level 0's class) to split-k
  * and any other kernel to retuning. */
 static void grid_underfill_family(void **state)
@@ -288,6 +353,7 @@ int main(void)
         cmocka_unit_test(moments_need_masked_deviations),
         cmocka_unit_test(splitk_takes_plain_results_only),
         cmocka_unit_test(splitk_moves_advancing_pointers),
+        cmocka_unit_test(few_tiles_follow_the_bench_shape),
         cmocka_unit_test(grid_underfill_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
