@@ -154,6 +154,17 @@ static tdx_finding *add(tdx_ledger *l, const tdx_prof_measure *m, const char *ru
     return f;
 }
 
+/* Non-zero when level 0 classed the kernel as a matmul. */
+static int is_matmul(const tdx_ledger *l, const char *kernel)
+{
+    for (size_t i = 0; kernel && i < l->kernels.len; i++) {
+        const tdx_kernel_info *ki = l->kernels.items[i];
+        if (ki->name && ki->pattern && strcmp(ki->name, kernel) == 0 && strstr(ki->pattern, "matmul"))
+            return 1;
+    }
+    return 0;
+}
+
 static void roofline_facts(tdx_ledger *l, tdx_finding *f, const tdx_prof_measure *m,
                            const tdx_prof_roofline *r)
 {
@@ -259,6 +270,10 @@ tdx_status tdx_prof_diagnose(const tdx_prof_measure *m, const tdx_prof_ceilings 
                  (int)(sms - occ.ctas));
         f = add(l, m, "TDX107", kname, 0.8, msg);
         if (f) {
+            /* the output tiles of a matmul (its class at level 0) are fewer
+             * than the SMs: splitting K fills them, as TDX009 says */
+            if (is_matmul(l, kname))
+                f->family = "split-k";
             tdx_finding_fact(l, f, "ctas", "%ld", occ.ctas);
             tdx_finding_fact(l, f, "sms", "%d", sms);
             f->expected_gain = (double)sms / (double)occ.ctas;

@@ -48,4 +48,13 @@ void fam_set_kwarg(fam_task *t, fam_edits *e, const tdx_src_node *call, const ch
 tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, const char *family,
                     const char *summary);
 
+/* ---- single-pass-reduction (fam_reduce.c) and split-k (fam_splitk.c) ---- */
+/* Several loops over one row that load it again each time: the row in one
+ * block loaded once, or online statistics in one loop. */
+tdx_status fam_single_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* A tl.dot K loop split over a third grid axis, partial sums added
+ * atomically into an fp32 buffer. */
+tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* ---- end single-pass-reduction and split-k ---- */
+
 #endif

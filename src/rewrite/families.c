@@ -496,6 +496,8 @@ static const tdx_rw_family families[] = {
     {"alignment-hints", "@triton.jit(do_not_specialize=[...])", fam_alignment},
     {"remove-launch-passes", ".contiguous() in launch", fam_launch_passes},
     {"grouped-order", "a tl.dot kernel on a 2-D grid of cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) tiles", fam_grouped},
+    {"single-pass-reduction", "consecutive loops over one row that load the same pointer", fam_single_pass},
+    {"split-k", "a tl.dot loop over K whose result is stored as it is (or cast)", fam_split_k},
 };
 
 const tdx_rw_family *tdx_rw_families(size_t *n)

@@ -29,6 +29,9 @@ int tdx_tri_has_dot(const tdx_km_kernel *k);
 
 /* Run every level-0 rule on kernel k (and its launches). */
 void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls);
+/* TDX015 (rules_tiles.c): a tl.dot kernel with fewer output tiles than SMs
+ * at the task's bench shape. */
+void tdx_tri_tiles_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

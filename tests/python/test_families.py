@@ -31,6 +31,12 @@ CASES = [
     ("grouped-order", "matmul_ieee.py"),
     ("grouped-order", "matmul_notf32.py"),
     ("grouped-order", "matmul_grid_var.py"),
+    ("single-pass-reduction", "softmax.py"),
+    ("single-pass-reduction", "layernorm_loop.py"),
+    ("single-pass-reduction", "xent_loop.py"),
+    ("split-k", "matmul_small_m.py"),
+    ("split-k", "matmul_grid_var.py"),
+    ("split-k", "matmul_ptr_advance.py"),
 ]
 
 

@@ -1,0 +1,361 @@
+/* split-k: a tl.dot kernel runs one program per output tile and walks the
+ * whole K range in it. When M and N are small and K is long, the tiles are
+ * fewer than the 132 SMs of an H200 and most SMs idle for the whole kernel
+ * (one Triton program is one CTA on one SM). Splitting the K loop over a
+ * third grid axis multiplies the programs by SPLIT_K; each adds its partial
+ * tile into a zero-initialised fp32 buffer with tl.atomic_add (red.global.add
+ * when the result is unused), and launch casts the buffer into the output.
+ * fp32 partial sums keep the result within the dot's own rounding whatever
+ * order the atomics land in. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "rewrite/fam_common.h"
+
+static int is_name(const tdx_src_node *n, const char *name)
+{
+    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
+}
+
+/* The grid expression of a launch, following a name to its one assignment. */
+static tdx_src_node *grid_of(fam_task *t, tdx_src_node *launch)
+{
+    tdx_src_node *grid = NULL;
+    tdx_src_is_launch(launch, NULL, &grid);
+    if (!is_name(grid, NULL))
+        return grid;
+    tdx_src_node *def = fam_enclosing_def(launch), *found = NULL;
+    if (!def)
+        return NULL;
+    tdx_ptrvec assigns = {0};
+    fam_collect(t, def, TDX_SRC_ASSIGN, &assigns);
+    for (size_t i = 0; i < assigns.len; i++) {
+        if (!is_name(tdx_src_kid(assigns.items[i], TDX_SRC_R_TARGET), grid->name))
+            continue;
+        if (found)
+            return NULL;
+        found = tdx_src_kid(assigns.items[i], TDX_SRC_R_VALUE);
+    }
+    return found;
+}
+
+/* Non-zero when a statement of def's body before `before` assigns name. */
+static int assigned_before(tdx_src_node *def, const char *name, size_t before)
+{
+    for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s && s->start < before;
+         s = tdx_src_next(def, TDX_SRC_R_BODY, s))
+        for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
+             tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+            if (is_name(tg, name))
+                return 1;
+    return 0;
+}
+
+/* How many NAME nodes called name lie under n. */
+static int count_name(fam_task *t, tdx_src_node *n, const char *name)
+{
+    tdx_ptrvec names = {0};
+    fam_collect(t, n, TDX_SRC_NAME, &names);
+    int c = 0;
+    for (size_t i = 0; i < names.len; i++)
+        c += is_name(names.items[i], name);
+    return c;
+}
+
+/* Non-zero when expression e reads no name that the loop assigns (its
+ * variable included). */
+static int loop_invariant(fam_task *t, tdx_src_node *loop, tdx_src_node *e)
+{
+    tdx_ptrvec names = {0};
+    fam_collect(t, e, TDX_SRC_NAME, &names);
+    tdx_src_node *var = tdx_src_kid(loop, TDX_SRC_R_TARGET);
+    for (size_t i = 0; i < names.len; i++) {
+        tdx_src_node *n = names.items[i];
+        if (count_name(t, var, n->name))
+            return 0;
+        for (tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s;
+             s = tdx_src_next(loop, TDX_SRC_R_BODY, s))
+            for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
+                 tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+                if (is_name(tg, n->name))
+                    return 0;
+    }
+    return 1;
+}
+
+/* The accumulator of `acc += tl.dot(a, b)` or `acc = tl.dot(a, b, acc)`. */
+static const char *dot_accumulator(const tdx_src_node *stmt, const tdx_src_node *dot)
+{
+    tdx_src_node *tg = tdx_src_kid(stmt, TDX_SRC_R_TARGET), *v = tdx_src_kid(stmt, TDX_SRC_R_VALUE);
+    if (!is_name(tg, NULL) || v != dot)
+        return NULL;
+    if (stmt->kind == TDX_SRC_AUGASSIGN && stmt->op == TDX_OP_PLUS)
+        return tg->name;
+    tdx_src_node *acc = tdx_src_call_arg(dot, 2);
+    if (!acc)
+        acc = tdx_src_call_kwarg(dot, "acc");
+    return stmt->kind == TDX_SRC_ASSIGN && is_name(acc, tg->name) ? tg->name : NULL;
+}
+
+/* A split-K site: the K loop, its accumulator and the store of the result. */
+typedef struct ksite {
+    tdx_src_node *def, *loop, *store, *value;
+    tdx_src_node *start, *stop, *step; /* range arguments; start and step may be NULL */
+    const char *acc;
+    const char *out;      /* the output pointer parameter */
+    tdx_src_node *adv[4]; /* `ptrs += step` statements that walk pointers along K */
+    size_t nadv;
+} ksite;
+
+/* The value stored is the accumulator or its cast: `acc`, `acc.to(...)`, or
+ * a name bound once to `acc.to(...)`. Epilogues (bias, activation) are not
+ * linear in the partial sums and are left alone. */
+static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
+{
+    if (is_name(v, k->acc))
+        return 1;
+    if (is_name(v, NULL)) {
+        tdx_src_node *val = NULL;
+        int n = 0;
+        for (tdx_src_node *s = tdx_src_next(k->def, TDX_SRC_R_BODY, k->loop); s;
+             s = tdx_src_next(k->def, TDX_SRC_R_BODY, s))
+            for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
+                 tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+                if (is_name(tg, v->name)) {
+                    n++;
+                    val = s->kind == TDX_SRC_ASSIGN ? tdx_src_kid(s, TDX_SRC_R_VALUE) : NULL;
+                }
+        if (n != 1 || !val)
+            return 0;
+        v = val;
+    }
+    tdx_src_node *fn = v && v->kind == TDX_SRC_CALL ? tdx_src_call_func(v) : NULL;
+    (void)t;
+    return fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name && strcmp(fn->name, "to") == 0 &&
+           is_name(tdx_src_kid(fn, TDX_SRC_R_VALUE), k->acc);
+}
+
+/* Find the K loop of a kernel and check that splitting it is exact. */
+static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksite *k)
+{
+    memset(k, 0, sizeof *k);
+    k->def = def;
+    tdx_ptrvec calls = {0};
+    fam_collect(t, def, TDX_SRC_CALL, &calls);
+    tdx_src_node *dot = NULL;
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *c = calls.items[i];
+        char *d = tdx_src_dotted(tdx_src_call_func(c), &t->arena);
+        if (!d)
+            continue;
+        if (strcmp(d, "tl.dot") == 0) {
+            if (dot)
+                return 0; /* one dot per kernel: attention-like chains are not split */
+            dot = c;
+        } else if (strcmp(d, "tl.store") == 0) {
+            if (k->store)
+                return 0;
+            k->store = c;
+        } else if (strncmp(d, "tl.atomic_", 10) == 0) {
+            return 0;
+        } else if (strcmp(d, "tl.program_id") == 0) {
+            /* axis 2 is where the split goes */
+            tdx_src_node *ax = tdx_src_call_arg(c, 0);
+            long long a = 0;
+            if (!ax)
+                ax = tdx_src_call_kwarg(c, "axis");
+            if (!ax || tdx_src_int_value(t->m, ax, &a) != TDX_OK || a == 2)
+                return 0;
+        }
+    }
+    if (!dot || !k->store)
+        return 0;
+    /* the loop directly in the body that holds the dot, over range(start, K, step) */
+    for (tdx_src_node *p = dot->parent; p && p != def; p = p->parent)
+        if (p->kind == TDX_SRC_FOR || p->kind == TDX_SRC_WHILE)
+            k->loop = p;
+    if (!k->loop || k->loop->kind != TDX_SRC_FOR || k->loop->parent != def || dot->parent->parent != k->loop)
+        return 0;
+    tdx_src_node *it = tdx_src_kid(k->loop, TDX_SRC_R_ITER);
+    size_t na = it && it->kind == TDX_SRC_CALL ? tdx_src_call_nargs(it) : 0;
+    if (na < 1 || na > 3 || (!tdx_src_is_dotted(tdx_src_call_func(it), "range") &&
+                             !tdx_src_is_dotted(tdx_src_call_func(it), "tl.range")))
+        return 0;
+    k->start = na > 1 ? tdx_src_call_arg(it, 0) : NULL;
+    k->stop = tdx_src_call_arg(it, na > 1 ? 1 : 0);
+    k->step = na > 2 ? tdx_src_call_arg(it, 2) : NULL;
+    for (size_t i = 0; i < na; i++)
+        if (tdx_src_call_arg(it, i)->kind == TDX_SRC_STARRED)
+            return 0;
+    k->acc = dot_accumulator(dot->parent, dot);
+    if (!k->acc || !assigned_before(def, k->acc, k->loop->start))
+        return 0;
+    /* the loop carries the accumulator and pointers advanced by a step that
+     * does not change inside the loop (`a_ptrs += BLOCK_K * stride_ak`):
+     * each split starts them pid_k steps in and advances SPLIT_K steps */
+    for (tdx_src_node *s = tdx_src_next(k->loop, TDX_SRC_R_BODY, NULL); s;
+         s = tdx_src_next(k->loop, TDX_SRC_R_BODY, s)) {
+        if (s->kind != TDX_SRC_ASSIGN && s->kind != TDX_SRC_AUGASSIGN)
+            return 0;
+        for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
+             tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg)) {
+            if (!is_name(tg, NULL))
+                return 0;
+            if (strcmp(tg->name, k->acc) == 0 || !assigned_before(def, tg->name, k->loop->start))
+                continue;
+            if (s->kind != TDX_SRC_AUGASSIGN || s->op != TDX_OP_PLUS || k->nadv >= 4 ||
+                !loop_invariant(t, k->loop, tdx_src_kid(s, TDX_SRC_R_VALUE)))
+                return 0;
+            k->adv[k->nadv++] = s;
+        }
+    }
+    /* after the loop: the store of the accumulator, nothing else reads it */
+    tdx_src_node *sst = k->store->parent;
+    if (!sst || sst->kind != TDX_SRC_EXPR_STMT || sst->parent != def || sst->start < k->loop->end)
+        return 0;
+    k->value = tdx_src_call_arg(k->store, 1);
+    if (!k->value || tdx_src_call_nargs(k->store) > 3 || !plain_result(t, k, k->value))
+        return 0;
+    for (tdx_src_node *kw = tdx_src_next(k->store, TDX_SRC_R_KEYWORD, NULL); kw;
+         kw = tdx_src_next(k->store, TDX_SRC_R_KEYWORD, kw))
+        if (!kw->name || strcmp(kw->name, "mask") != 0)
+            return 0;
+    for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, k->loop); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
+        if (s == sst || !count_name(t, s, k->acc))
+            continue;
+        tdx_src_node *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
+        if (s->kind != TDX_SRC_ASSIGN || !is_name(k->value, NULL) ||
+            !is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(t, k, v))
+            return 0;
+    }
+    /* the output pointer, read nowhere else */
+    for (size_t i = 0; i < kf->kernels.len; i++) {
+        const tdx_km_kernel *kk = kf->kernels.items[i];
+        if (kk->def != def)
+            continue;
+        for (size_t a = 0; a < kk->accesses.len; a++) {
+            const tdx_km_access *ac = kk->accesses.items[a];
+            if (ac->call == k->store)
+                k->out = ac->addr.base;
+        }
+        for (size_t a = 0; k->out && a < kk->accesses.len; a++) {
+            const tdx_km_access *ac = kk->accesses.items[a];
+            if (ac->call != k->store && ac->addr.base && strcmp(ac->addr.base, k->out) == 0)
+                return 0;
+        }
+    }
+    return k->out != NULL;
+}
+
+/* The argument a launch passes for the kernel parameter `name`, or NULL. */
+static tdx_src_node *launch_arg(const tdx_src_node *launch, const tdx_src_node *def, const char *name)
+{
+    size_t i = 0;
+    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), i++)
+        if (p->name && strcmp(p->name, name) == 0)
+            return i < tdx_src_call_nargs(launch) ? tdx_src_call_arg(launch, i)
+                                                  : tdx_src_call_kwarg(launch, name);
+    return NULL;
+}
+
+/* The text of an expression, parenthesised unless it is an atom. */
+static char *operand(fam_task *t, const tdx_src_node *n)
+{
+    size_t l;
+    const char *s = tdx_src_text(t->m, n, &l);
+    int atom = n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_ATTRIBUTE ||
+               n->kind == TDX_SRC_CALL || n->kind == TDX_SRC_SUBSCRIPT;
+    return tdx_arena_printf(&t->arena, atom ? "%.*s" : "(%.*s)", (int)l, s);
+}
+
+static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx_rw_emit_fn emit, void *ud)
+{
+    tdx_src_node *g = grid_of(t, L);
+    tdx_src_node *tup = g && g->kind == TDX_SRC_LAMBDA ? tdx_src_kid(g, TDX_SRC_R_BODY) : g;
+    size_t ne = tup && tup->kind == TDX_SRC_TUPLE ? tdx_src_count(tup, TDX_SRC_R_ELT) : 0;
+    tdx_src_node *out = launch_arg(L, k->def, k->out);
+    tdx_src_node *stmt = L->parent;
+    if (ne < 1 || ne > 2 || !is_name(out, NULL) || !stmt || stmt->kind != TDX_SRC_EXPR_STMT ||
+        !stmt->parent || stmt->parent->kind != TDX_SRC_FUNCDEF)
+        return TDX_OK;
+    tdx_src_node *e0 = tdx_src_kid(tup, TDX_SRC_R_ELT), *e1 = tdx_src_next(tup, TDX_SRC_R_ELT, e0);
+    size_t l0, l1 = 1;
+    const char *x0 = tdx_src_text(t->m, e0, &l0), *x1 = e1 ? tdx_src_text(t->m, e1, &l1) : "1";
+    int kind = k->loop->col - 1, lind = stmt->col - 1;
+    long long v0 = -1, v1 = -1;
+    if (k->start && k->start->kind == TDX_SRC_NUMBER)
+        tdx_src_int_value(t->m, k->start, &v0);
+    if (k->step && k->step->kind == TDX_SRC_NUMBER)
+        tdx_src_int_value(t->m, k->step, &v1);
+    const char *step = k->step ? operand(t, k->step) : "1";
+    /* range(start, stop, step) -> range(start + pid_k * step, stop, step * SPLIT_K) */
+    char *nstart = !k->start || v0 == 0
+                       ? (!k->step || v1 == 1 ? "_tdx_pid_k" : tdx_arena_printf(&t->arena, "_tdx_pid_k * %s", step))
+                       : tdx_arena_printf(&t->arena, "%s + _tdx_pid_k * %s", operand(t, k->start), step);
+    char *nstep = !k->step || v1 == 1 ? "_tdx_split_k" : tdx_arena_printf(&t->arena, "%s * _tdx_split_k", step);
+    if (!nstart || !nstep)
+        return TDX_ERR_NOMEM;
+    static const int splits[] = {4, 2, 8};
+    tdx_status st = TDX_OK;
+    for (size_t si = 0; si < sizeof splits / sizeof splits[0] && !st; si++) {
+        fam_edits e = {0};
+        /* kernel: the programs of axis 2 take every SPLIT_K-th block of K */
+        char *pre = tdx_arena_printf(&t->arena, "_tdx_pid_k = tl.program_id(2)\n%*s"
+                                     "_tdx_split_k = tl.num_programs(2)\n%*s", kind, "", kind, "");
+        for (size_t a = 0; a < k->nadv && pre; a++) {
+            tdx_src_node *tg = tdx_src_kid(k->adv[a], TDX_SRC_R_TARGET), *v = tdx_src_kid(k->adv[a], TDX_SRC_R_VALUE);
+            char *inc = operand(t, v);
+            pre = tdx_arena_printf(&t->arena, "%s%s += _tdx_pid_k * %s\n%*s", pre, tg->name, inc, kind, "");
+            fam_edit(t, &e, v->start, v->end, tdx_arena_printf(&t->arena, "%s * _tdx_split_k", inc));
+        }
+        if (!pre)
+            return TDX_ERR_NOMEM;
+        fam_edit(t, &e, k->loop->start, k->loop->start, pre);
+        if (k->start)
+            fam_edit(t, &e, k->start->start, k->start->end, nstart);
+        else
+            fam_edit(t, &e, k->stop->start, k->stop->start, tdx_arena_printf(&t->arena, "%s, ", nstart));
+        if (k->step)
+            fam_edit(t, &e, k->step->start, k->step->end, nstep);
+        else
+            fam_edit(t, &e, k->stop->end, k->stop->end, tdx_arena_printf(&t->arena, ", %s", nstep));
+        tdx_src_node *fn = tdx_src_call_func(k->store);
+        fam_edit(t, &e, fn->start, fn->end, "tl.atomic_add");
+        fam_edit(t, &e, k->value->start, k->value->end, k->acc);
+        fam_set_kwarg(t, &e, k->store, "sem", "\"relaxed\"");
+        /* launch: a third grid axis, an fp32 buffer, the cast back */
+        fam_edit(t, &e, tup->start, tup->end,
+                 tdx_arena_printf(&t->arena, "(%.*s, %.*s, %d)", (int)l0, x0, (int)l1, x1, splits[si]));
+        size_t ol;
+        const char *ot = tdx_src_text(t->m, out, &ol);
+        fam_edit(t, &e, out->start, out->end, "_tdx_acc");
+        fam_edit(t, &e, stmt->start, stmt->start,
+                 tdx_arena_printf(&t->arena, "_tdx_acc = torch.zeros_like(%.*s, dtype=torch.float32)\n%*s",
+                                  (int)ol, ot, lind, ""));
+        fam_edit(t, &e, stmt->end, stmt->end,
+                 tdx_arena_printf(&t->arena, "\n%*s%.*s.copy_(_tdx_acc)", lind, "", (int)ol, ot));
+        char sum[256];
+        snprintf(sum, sizeof sum, "%s: K split over %d programs per tile (grid axis 2), fp32 partial "
+                 "tiles added with tl.atomic_add", k->def->name ? k->def->name : "kernel", splits[si]);
+        st = fam_emit(t, &e, emit, ud, "split-k", sum);
+    }
+    return st;
+}
+
+tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud)
+{
+    tdx_km_file *kf = NULL;
+    tdx_status st = tdx_km_build(t->m, &t->arena, &kf);
+    if (st)
+        return st;
+    for (size_t li = 0; li < t->launches.len && !st; li++) {
+        tdx_src_node *L = t->launches.items[li];
+        tdx_src_node *def = fam_launched_kernel(t, L);
+        ksite k;
+        if (def && find_site(t, kf, def, &k))
+            st = split_launch(t, &k, L, emit, ud);
+    }
+    return st;
+}

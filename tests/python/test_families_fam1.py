@@ -1,0 +1,88 @@
+"""single-pass-reduction and split-k beyond the shared family table: the
+kernels they must leave alone, what they make of the bench tasks they are
+meant for, and checks that a wrong rewrite of either fails."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tritondx_harness.check import check_task
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "rewrite"
+TASKS = ROOT / "bench" / "tasks"
+CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
+
+
+def rewrite(family, task, out_dir):
+    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(out_dir), str(task)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t") for line in r.stdout.splitlines() if "\t" in line]
+
+
+@pytest.mark.parametrize("family,task", [
+    ("single-pass-reduction", DATA / "rowsum_loop.py"),      # one pass already
+    ("single-pass-reduction", TASKS / "softmax_short.py"),   # the row is one block already
+    ("single-pass-reduction", TASKS / "row_sum.py"),
+    ("single-pass-reduction", DATA / "matmul_ieee.py"),
+    ("split-k", TASKS / "matmul_bias_relu_fp16.py"),         # bias and relu are not linear in K
+    ("split-k", TASKS / "attention_fp16.py"),                # two dots
+    ("split-k", TASKS / "bmm_fp16.py"),                      # grid axis 2 is taken
+    ("split-k", DATA / "softmax.py"),
+], ids=lambda x: x if isinstance(x, str) else x.name)
+def test_family_leaves_kernel_alone(family, task, tmp_path):
+    assert rewrite(family, task, tmp_path) == []
+
+
+def test_softmax_long_candidates(tmp_path):
+    """The bench task that had only retuning: the row in one block, and the
+    online max and sum with the write pass kept."""
+    cands = rewrite("single-pass-reduction", TASKS / "softmax_long.py", tmp_path)
+    summaries = [s for _, s in cands]
+    assert any("one block" in s and "3 passes" in s for s in summaries), summaries
+    assert any("online m and rescaled s" in s for s in summaries), summaries
+    one = Path(cands[0][0]).read_text()
+    assert one.count("tl.load(") == 1 and "for start in" not in one
+    assert "BLOCK=triton.next_power_of_2(n_cols)" in one
+    online = Path([p for p, s in cands if "online" in s][0]).read_text()
+    assert online.count("for start in") == 2 and online.count("tl.load(") == 2
+
+
+def test_moments_pass_count(tmp_path):
+    cands = rewrite("single-pass-reduction", TASKS / "layernorm.py", tmp_path)
+    text = Path([p for p, s in cands if "sum of squares" in s][0]).read_text()
+    assert text.count("for start in") == 2
+    assert "_tdx_sq += tl.sum(_tdx_v * _tdx_v, axis=0)" in text
+
+
+def test_splitk_small_m_bench_task(tmp_path):
+    cands = rewrite("split-k", TASKS / "matmul_fp16_small_m.py", tmp_path)
+    assert len(cands) == 3
+    text = Path(cands[0][0]).read_text()
+    assert "grid = (triton.cdiv(M, 64), triton.cdiv(N, 64), 4)" in text
+    assert "tl.atomic_add(" in text and "tl.store(" not in text
+    assert "c.copy_(_tdx_acc)" in text
+
+
+def test_check_catches_splitk_without_atomics(tmp_path):
+    """Partial tiles stored instead of added lose all but one K slice."""
+    cands = rewrite("split-k", DATA / "matmul_small_m.py", tmp_path)
+    bad = tmp_path / "bad.py"
+    text = Path(cands[0][0]).read_text()
+    bad.write_text(text.replace("tl.atomic_add(", "tl.store(").replace(', sem="relaxed"', ""))
+    res = check_task(str(DATA / "matmul_small_m.py"), device="cpu", seeds=(0,), candidate=str(bad))
+    assert not res["ok"]
+
+
+def test_check_catches_online_sum_not_rescaled(tmp_path):
+    """An online sum that is not rescaled when the maximum grows is wrong."""
+    cands = rewrite("single-pass-reduction", DATA / "xent_loop.py", tmp_path)
+    path = [p for p, s in cands if "online" in s][0]
+    text = Path(path).read_text()
+    assert "s = s * tl.exp((m - _tdx_mn)) + " in text
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace("s = s * tl.exp((m - _tdx_mn)) + ", "s = s + "))
+    res = check_task(str(DATA / "xent_loop.py"), device="cpu", seeds=(0,), candidate=str(bad))
+    assert not res["ok"]
