@@ -48,4 +48,13 @@ void fam_set_kwarg(fam_task *t, fam_edits *e, const tdx_src_node *call, const ch
 tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, const char *family,
                     const char *summary);
 
+/* ---- vectorize-loop, persistent-grid, coalesce, fuse-launches ---- */
+
+/* Non-zero when a NAME node named name occurs under n. */
+int fam_mentions(const tdx_src_node *n, const char *name);
+/* Non-zero when n contains a call of one of the dotted names (NULL-ended). */
+int fam_calls_any(const tdx_src_node *n, const char *const *names);
+
+tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 #endif

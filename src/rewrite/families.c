@@ -496,6 +496,7 @@ static const tdx_rw_family families[] = {
     {"alignment-hints", "@triton.jit(do_not_specialize=[...])", fam_alignment},
     {"remove-launch-passes", ".contiguous() in launch", fam_launch_passes},
     {"grouped-order", "a tl.dot kernel on a 2-D grid of cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) tiles", fam_grouped},
+    {"vectorize-loop", "a kernel loop loading one element per iteration at an address linear in its index", fam_vectorize_loop},
 };
 
 const tdx_rw_family *tdx_rw_families(size_t *n)

@@ -31,6 +31,8 @@ CASES = [
     ("grouped-order", "matmul_ieee.py"),
     ("grouped-order", "matmul_notf32.py"),
     ("grouped-order", "matmul_grid_var.py"),
+    ("vectorize-loop", "scale_scalar.py"),
+    ("vectorize-loop", "rowrange_scalar.py"),
 ]
 
 

@@ -1,0 +1,69 @@
+"""The families vectorize-loop, persistent-grid, coalesce and fuse-launches
+beyond the common check of test_families.py: where they must emit nothing,
+and hand-broken variants of their candidates that the check must reject."""
+import subprocess
+from pathlib import Path
+
+from tritondx_harness.check import check_task
+
+from test_families import CLI, DATA, ROOT, rewrite
+
+TASKS = ROOT / "bench" / "tasks"
+
+
+def yields(family, task, tmp_path):
+    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(tmp_path), str(task)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t")[0] for line in r.stdout.splitlines() if "\t" in line]
+
+
+def check(task, cand, seeds=(0,)):
+    return check_task(str(task), device="cpu", seeds=seeds, candidate=str(cand))
+
+
+# ---- vectorize-loop ---------------------------------------------------------
+
+def test_vectorize_leaves_a_carried_value_alone(tmp_path):
+    """A running sum stored every iteration is carried from one iteration to
+    the next: the loop is not per-element and must not be vectorized."""
+    assert yields("vectorize-loop", DATA / "cumsum_scalar.py", tmp_path) == []
+
+
+def test_vectorize_leaves_block_loops_alone(tmp_path):
+    """conv1d's loops already load blocks (offsets from tl.arange, a tl.zeros
+    accumulator); the elementwise and row tasks have no scalar loop."""
+    for task in ("conv1d.py", "col_sum.py", "transpose.py", "softmax_long.py"):
+        assert yields("vectorize-loop", TASKS / task, tmp_path) == [], task
+
+
+def test_check_rejects_a_vectorized_carried_loop(tmp_path):
+    """Why the carried loop is refused: vectorizing it anyway (the sum of the
+    block instead of the running sum) fails the check."""
+    src = (DATA / "cumsum_scalar.py").read_text()
+    bad_src = src.replace(
+        "    for j in range(n_cols):\n"
+        "        run += tl.load(x_ptr + row * n_cols + j)\n",
+        "    for _vs in range(0, n_cols, 64):\n"
+        "        j = _vs + tl.arange(0, 64)\n"
+        "        _vm = j < n_cols\n"
+        "        run += tl.sum(tl.load(x_ptr + row * n_cols + j, mask=_vm, other=0.0), axis=0)\n")
+    bad_src = bad_src.replace("tl.store(y_ptr + row * n_cols + j, run)",
+                              "tl.store(y_ptr + row * n_cols + j, run, mask=_vm)")
+    assert bad_src != src
+    bad = tmp_path / "bad.py"
+    bad.write_text(bad_src)
+    assert not check(DATA / "cumsum_scalar.py", bad)["ok"]
+
+
+def test_vectorize_masks_reductions_with_the_neutral_value(tmp_path):
+    cands = rewrite("vectorize-loop", DATA / "rowrange_scalar.py", tmp_path)
+    text = Path(cands[0]).read_text()
+    assert "tl.sum(tl.where(_vm, v, 0), axis=0)" in text
+    assert 'tl.max(tl.where(_vm, v, -float("inf")), axis=0)' in text
+    assert 'tl.min(tl.where(_vm, v, float("inf")), axis=0)' in text
+    # without the neutral value the masked lanes enter the max: the check fails
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace('tl.max(tl.where(_vm, v, -float("inf")), axis=0)',
+                                "tl.max(tl.where(_vm, v, 1e9), axis=0)"))
+    assert not check(DATA / "rowrange_scalar.py", bad)["ok"]
