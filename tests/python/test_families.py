@@ -33,6 +33,9 @@ CASES = [
     ("grouped-order", "matmul_grid_var.py"),
     ("vectorize-loop", "scale_scalar.py"),
     ("vectorize-loop", "rowrange_scalar.py"),
+    ("persistent-grid", "scale.py"),
+    ("persistent-grid", "matmul_ieee.py"),
+    ("persistent-grid", "scale_rows_dns.py"),
 ]
 
 

@@ -67,3 +67,45 @@ def test_vectorize_masks_reductions_with_the_neutral_value(tmp_path):
     bad.write_text(text.replace('tl.max(tl.where(_vm, v, -float("inf")), axis=0)',
                                 "tl.max(tl.where(_vm, v, 1e9), axis=0)"))
     assert not check(DATA / "rowrange_scalar.py", bad)["ok"]
+
+
+# ---- persistent-grid ----------------------------------------------------------
+
+def few_programs(text):
+    """The candidate with one SM's worth of programs: on the small check
+    shapes each program then loops over several tiles."""
+    assert "return 132" in text
+    return text.replace("return 132", "return 1")
+
+
+def test_persistent_programs_loop_over_every_tile(tmp_path):
+    for task in ("scale.py", "matmul_ieee.py", "scale_rows_dns.py"):
+        cands = rewrite("persistent-grid", DATA / task, tmp_path / task)
+        assert len(cands) == 3
+        text = Path(cands[0]).read_text()
+        assert "for _tile in tl.range(tl.program_id(0), _n_tiles, tl.num_programs(0)):" in text
+        looped = tmp_path / f"looped_{task}"
+        looped.write_text(few_programs(text))
+        res = check(DATA / task, looped)
+        assert res["ok"], f"{task}: {res.get('error')}"
+
+
+def test_persistent_2d_grid_is_flattened(tmp_path):
+    text = Path(rewrite("persistent-grid", DATA / "matmul_ieee.py", tmp_path)[0]).read_text()
+    assert "_n_tiles_n = tl.cdiv(N, BLOCK_N)" in text
+    assert "pid_m = (_tile // _n_tiles_n)" in text and "pid_n = (_tile % _n_tiles_n)" in text
+    assert "grid = (min((triton.cdiv(M, 32)) * (triton.cdiv(N, 32)), 2 * _num_sms()),)" in text
+
+
+def test_check_rejects_a_persistent_loop_that_skips_tiles(tmp_path):
+    """The negative control: a tile stride of twice the grid leaves tiles
+    unwritten once programs loop, and the check must say so."""
+    text = Path(rewrite("persistent-grid", DATA / "scale.py", tmp_path)[0]).read_text()
+    bad = tmp_path / "bad.py"
+    bad.write_text(few_programs(text).replace("_n_tiles, tl.num_programs(0))", "_n_tiles, 2 * tl.num_programs(0))"))
+    assert not check(DATA / "scale.py", bad)["ok"]
+
+
+def test_persistent_leaves_early_returns_and_3d_grids_alone(tmp_path):
+    assert yields("persistent-grid", DATA / "scale_guard.py", tmp_path) == []
+    assert yields("persistent-grid", TASKS / "conv1d.py", tmp_path) == []
