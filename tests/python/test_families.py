@@ -36,6 +36,8 @@ CASES = [
     ("persistent-grid", "scale.py"),
     ("persistent-grid", "matmul_ieee.py"),
     ("persistent-grid", "scale_rows_dns.py"),
+    ("coalesce", "transpose_rows.py"),
+    ("coalesce", "col_max_scalar.py"),
 ]
 
 

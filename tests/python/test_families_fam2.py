@@ -109,3 +109,40 @@ def test_check_rejects_a_persistent_loop_that_skips_tiles(tmp_path):
 def test_persistent_leaves_early_returns_and_3d_grids_alone(tmp_path):
     assert yields("persistent-grid", DATA / "scale_guard.py", tmp_path) == []
     assert yields("persistent-grid", TASKS / "conv1d.py", tmp_path) == []
+
+
+# ---- coalesce -------------------------------------------------------------------
+
+def test_coalesce_retiles_the_suite_transpose_and_col_sum(tmp_path):
+    """The suite's own column walks: one candidate of each passes the check."""
+    for task in ("transpose.py", "col_sum.py"):
+        cands = rewrite("coalesce", TASKS / task, tmp_path / task)
+        assert len(cands) == 3, task
+        text = Path(cands[0]).read_text()
+        assert "tl.arange(0, 64)" in text and ")[:, None]" in text and "triton.cdiv(" in text
+        res = check(TASKS / task, cands[0])
+        assert res["ok"], f"{task}: {res.get('error')}"
+
+
+def test_coalesce_turns_scalar_accumulators_into_blocks(tmp_path):
+    text = Path(rewrite("coalesce", DATA / "col_max_scalar.py", tmp_path)[0]).read_text()
+    assert 'm = tl.full((64,), -float("inf"), dtype=tl.float32)' in text
+    assert "tl.store(y_ptr + col, m, mask=col < n_cols)" in text
+
+
+def test_check_rejects_a_retiled_grid_that_drops_the_tail(tmp_path):
+    """The negative control: a grid of n // C programs leaves the last
+    columns unwritten (300 x 7 has fewer columns than one block)."""
+    text = Path(rewrite("coalesce", DATA / "col_max_scalar.py", tmp_path)[0]).read_text()
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace("triton.cdiv(n_cols, 64)", "n_cols // 64"))
+    assert bad.read_text() != text
+    assert not check(DATA / "col_max_scalar.py", bad)["ok"]
+
+
+def test_coalesce_leaves_contiguous_and_tiled_kernels_alone(tmp_path):
+    """Row-contiguous kernels (softmax, row sums) and kernels already tiled
+    along the contiguous axis (col_max_fp16, col_mean_bf16) give nothing."""
+    for task in (DATA / "softmax.py", DATA / "rowsum_loop.py", TASKS / "col_max_fp16.py",
+                 TASKS / "col_mean_bf16.py", TASKS / "row_sum.py"):
+        assert yields("coalesce", task, tmp_path) == [], task.name
