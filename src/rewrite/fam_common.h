@@ -72,5 +72,6 @@ tdx_src_node *fam_enclosing_lambda(const tdx_src_node *n);
 tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 tdx_status fam_persistent_grid(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 tdx_status fam_coalesce(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+tdx_status fam_fuse_launches(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 #endif

@@ -38,6 +38,8 @@ CASES = [
     ("persistent-grid", "scale_rows_dns.py"),
     ("coalesce", "transpose_rows.py"),
     ("coalesce", "col_max_scalar.py"),
+    ("fuse-launches", "scale_then_add.py"),
+    ("fuse-launches", "bias_then_gelu.py"),
 ]
 
 

@@ -146,3 +146,48 @@ def test_coalesce_leaves_contiguous_and_tiled_kernels_alone(tmp_path):
     for task in (DATA / "softmax.py", DATA / "rowsum_loop.py", TASKS / "col_max_fp16.py",
                  TASKS / "col_mean_bf16.py", TASKS / "row_sum.py"):
         assert yields("coalesce", task, tmp_path) == [], task.name
+
+
+# ---- fuse-launches ---------------------------------------------------------------
+
+def variant(tmp_path, name, *pairs):
+    """scale_then_add.py with text replaced, written under tmp_path."""
+    src = (DATA / "scale_then_add.py").read_text()
+    for old, new in pairs:
+        assert old in src, old
+        src = src.replace(old, new)
+    path = tmp_path / name
+    path.write_text(src)
+    return path
+
+
+def test_fuse_removes_the_intermediate(tmp_path):
+    text = Path(rewrite("fuse-launches", DATA / "scale_then_add.py", tmp_path)[0]).read_text()
+    launch = text[text.index("def launch"):text.index("def reference")]
+    assert "tmp" not in launch and launch.count("](") == 1
+    assert "_fused_t = x * alpha" in text and "a_b = _fused_t" in text
+
+
+def test_fuse_needs_a_provably_simple_data_flow(tmp_path):
+    """Nothing is fused when the intermediate is also returned, when the
+    second kernel reads it at other indices, or when the grids differ."""
+    returned = variant(tmp_path, "returned.py", ("    return y\n", "    return y, tmp\n"))
+    shifted = variant(tmp_path, "shifted.py", ("a = tl.load(a_ptr + offs, mask=mask)",
+                                               "a = tl.load(a_ptr + (n - 1 - offs), mask=mask)"))
+    other_grid = variant(tmp_path, "grid.py", ("add_kernel[grid](tmp, z, y, n, BLOCK=256)",
+                                               "add_kernel[(triton.cdiv(n, 128),)](tmp, z, y, n, BLOCK=128)"))
+    for task in (returned, shifted, other_grid):
+        assert yields("fuse-launches", task, tmp_path / "out") == [], task.name
+    for task in ("softmax_long.py", "matmul_fp16_square.py"):  # one launch each
+        assert yields("fuse-launches", TASKS / task, tmp_path / "out") == [], task
+
+
+def test_check_rejects_fusing_a_reversed_read(tmp_path):
+    """Why lanes must match: with the second kernel reading the intermediate
+    reversed, the task is right but a fuse that ignores the index is not."""
+    rev = variant(tmp_path, "rev.py",
+                  ("a = tl.load(a_ptr + offs, mask=mask)", "a = tl.load(a_ptr + (n - 1 - offs), mask=mask)"),
+                  ("return 3.0 * x.double() + z.double()", "return 3.0 * x.double().flip(0) + z.double()"))
+    assert check(rev, rev)["ok"]
+    naive = rewrite("fuse-launches", DATA / "scale_then_add.py", tmp_path / "cands")[0]
+    assert not check(rev, naive)["ok"]
