@@ -126,6 +126,8 @@ typedef struct cplan {
     tdx_ptrvec rdefs;  /* ASSIGNs `R = ... tl.arange(0, B) ...` */
     tdx_ptrvec accs;   /* scalar accumulator initialisations (the value nodes) */
     tdx_src_node *rblock_lit; /* the launch literal of R's block size, or NULL */
+    tdx_src_node *lastp;      /* the last parameter, when the bound is passed */
+    tdx_ptrvec blocks;        /* first shape entries of accumulators along R */
 } cplan;
 
 /* Is the value a scalar literal start: a number, float("..."), or a sign on
@@ -239,8 +241,39 @@ static int plan(fam_task *t, tdx_src_node *L, cplan *c)
     int ok = fam_host_to_kernel(t, L, def, c->e0, &b);
     c->bound = ok ? tdx_arena_strdup(&t->arena, tdx_buf_str(&b)) : NULL;
     tdx_buf_free(&b);
-    if (!c->bound)
-        return 0;
+    if (!c->bound) {
+        /* not written in launch arguments: pass it as a new last parameter */
+        for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(def, TDX_SRC_R_PARAM, p))
+            c->lastp = p;
+        if (!c->lastp || !c->lastp->name || tdx_src_kid(c->lastp, TDX_SRC_R_DEFAULT) ||
+            (c->lastp->flags & (TDX_SRC_F_STAR | TDX_SRC_F_DSTAR | TDX_SRC_F_SLASH)) || fam_mentions(def, "_bound"))
+            return 0;
+        c->bound = "_bound";
+    }
+    /* block-shaped accumulators along R: tl.zeros / tl.full of shape (B,)
+     * where B is R's block size gain the C axis */
+    tdx_src_node *rsize = NULL;
+    tdx_ptrvec rcalls = {0};
+    fam_collect(t, c->rdefs.items[0], TDX_SRC_CALL, &rcalls);
+    for (size_t i = 0; i < rcalls.len; i++)
+        if (tdx_src_is_dotted(tdx_src_call_func(rcalls.items[i]), "tl.arange"))
+            rsize = tdx_src_call_arg(rcalls.items[i], 1);
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *call = calls.items[i], *fn = tdx_src_call_func(call);
+        if (!tdx_src_is_dotted(fn, "tl.zeros") && !tdx_src_is_dotted(fn, "tl.full"))
+            continue;
+        tdx_src_node *shape = tdx_src_call_arg(call, 0);
+        if (!shape)
+            shape = tdx_src_call_kwarg(call, "shape");
+        tdx_src_node *e0 = shape && (shape->kind == TDX_SRC_TUPLE || shape->kind == TDX_SRC_LIST)
+                               ? tdx_src_kid(shape, TDX_SRC_R_ELT) : NULL;
+        size_t al, bl;
+        const char *at = e0 && rsize ? tdx_src_text(t->m, e0, &al) : NULL;
+        const char *bt = rsize ? tdx_src_text(t->m, rsize, &bl) : NULL;
+        if (!at || tdx_src_count(shape, TDX_SRC_R_ELT) != 1 || al != bl || memcmp(at, bt, al) != 0)
+            return 0;
+        tdx_ptrvec_push(&t->arena, &c->blocks, e0);
+    }
     /* scalar accumulators: started before a loop that updates them */
     tdx_ptrvec as = {0};
     fam_collect(t, def, TDX_SRC_ASSIGN, &as);
@@ -311,6 +344,18 @@ static tdx_status emit_tile(fam_task *t, cplan *c, int rblock, int cblock, tdx_r
     const char *et = tdx_src_text(t->m, c->e0, &el);
     snprintf(buf, sizeof buf, "triton.cdiv(%.*s, %d)", (int)el, et, cblock);
     fam_edit(t, &e, c->e0->start, c->e0->end, buf);
+    for (size_t i = 0; i < c->blocks.len; i++) {
+        tdx_src_node *b0 = c->blocks.items[i];
+        snprintf(buf, sizeof buf, ", %d", cblock);
+        fam_edit(t, &e, b0->end, b0->end, buf);
+    }
+    if (!strcmp(c->bound, "_bound")) {
+        fam_edit(t, &e, c->lastp->end, c->lastp->end, ", _bound");
+        char *v0 = tdx_arena_strndup(&t->arena, et, el);
+        if (!v0)
+            return TDX_ERR_NOMEM;
+        fam_set_kwarg(t, &e, c->L, "_bound", v0);
+    }
     if (c->rblock_lit && rblock) {
         snprintf(buf, sizeof buf, "%d", rblock);
         fam_edit(t, &e, c->rblock_lit->start, c->rblock_lit->end, buf);

@@ -130,6 +130,17 @@ def test_coalesce_turns_scalar_accumulators_into_blocks(tmp_path):
     assert "tl.store(y_ptr + col, m, mask=col < n_cols)" in text
 
 
+def test_coalesce_widens_block_accumulators_and_passes_the_bound(tmp_path):
+    """A tl.zeros([BLOCK]) accumulator gains the new axis; a bound the kernel
+    does not receive is passed as a new last parameter."""
+    cands = rewrite("coalesce", DATA / "col_sum_vec_acc.py", tmp_path)
+    text = Path(cands[0]).read_text()
+    assert "acc = tl.zeros([BLOCK, 64], dtype=tl.float32)" in text
+    assert "BLOCK: tl.constexpr, _bound):" in text and "_bound=n_cols)" in text
+    res = check(DATA / "col_sum_vec_acc.py", cands[0])
+    assert res["ok"], res.get("error")
+
+
 def test_check_rejects_a_retiled_grid_that_drops_the_tail(tmp_path):
     """The negative control: a grid of n // C programs leaves the last
     columns unwritten (300 x 7 has fewer columns than one block)."""
