@@ -233,7 +233,8 @@ static int plan(fam_task *t, tdx_src_node *L, cplan *c)
                 return 0;
         }
     }
-    if (fam_mentions(def, "_cm") || !strided_access(t, def, &c->r, c->p))
+    /* a helper may reduce or index in ways the new axis would break */
+    if (fam_calls_helper(t, def, NULL) || !strided_access(t, def, &c->r, c->p))
         return 0;
     /* P's bound: the grid's size in the kernel's terms */
     tdx_buf b;

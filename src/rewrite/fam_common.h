@@ -54,6 +54,10 @@ tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, co
 int fam_mentions(const tdx_src_node *n, const char *name);
 /* Non-zero when n contains a call of one of the dotted names (NULL-ended). */
 int fam_calls_any(const tdx_src_node *n, const char *const *names);
+/* The @triton.jit function of the module that a call under n calls by name
+ * (a helper the kernel inlines), or NULL; with what != NULL only a helper
+ * whose body calls one of those names (NULL-ended). */
+tdx_src_node *fam_calls_helper(fam_task *t, tdx_src_node *n, const char *const *what);
 
 /* The grid expression of a launch: the index of kernel[grid], or, when that
  * is a name, the value of its single assignment in the enclosing def. */

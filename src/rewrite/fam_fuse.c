@@ -33,8 +33,8 @@ static int straight_line(fam_task *t, tdx_src_node *def)
                                         "tl.reduce", "tl.cumsum", "tl.cumprod", "tl.associative_scan",
                                         "tl.dot", "tl.num_programs", "tl.atomic_add", "tl.atomic_max",
                                         "tl.atomic_min", "tl.atomic_cas", "tl.atomic_xchg", NULL};
-    if (fam_calls_any(def, scans))
-        return 0;
+    if (fam_calls_any(def, scans) || fam_calls_helper(t, def, NULL))
+        return 0; /* a helper could mix lanes */
     /* one 1-D program index */
     tdx_ptrvec calls = {0};
     fam_collect(t, def, TDX_SRC_CALL, &calls);

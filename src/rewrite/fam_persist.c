@@ -182,6 +182,8 @@ static long long pid_axis(fam_task *t, const tdx_src_node *c)
  * early return would end the program's remaining tiles, and tl.num_programs
  * would read the new grid. */
 static const char *const not_per_tile[] = {"tl.num_programs", NULL};
+/* A helper reading the program id would still see the program, not the tile. */
+static const char *const program_reads[] = {"tl.program_id", "tl.num_programs", NULL};
 
 static int has_kind(fam_task *t, tdx_src_node *root, tdx_src_kind k)
 {
@@ -252,7 +254,8 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
     tdx_src_node *def = fam_launched_kernel(t, L);
     tdx_src_node *g = fam_grid_of(t, L);
     if (!def || !g || fam_mentions(def, "_tile") || fam_mentions(def, "_n_tiles") ||
-        fam_calls_any(def, not_per_tile) || has_kind(t, def, TDX_SRC_RETURN) ||
+        fam_calls_any(def, not_per_tile) || fam_calls_helper(t, def, program_reads) ||
+        has_kind(t, def, TDX_SRC_RETURN) ||
         has_kind(t, def, TDX_SRC_FUNCDEF))
         return TDX_OK;
     tdx_src_node *tup = g->kind == TDX_SRC_LAMBDA ? tdx_src_kid(g, TDX_SRC_R_BODY) : g;

@@ -68,6 +68,26 @@ int fam_calls_any(const tdx_src_node *n, const char *const *names)
     return c.found;
 }
 
+/* The first @triton.jit function of the module that a call under n calls
+ * by name (a helper whose body the kernel inlines), or NULL. With
+ * what != NULL, only a helper whose body calls one of those names. */
+tdx_src_node *fam_calls_helper(fam_task *t, tdx_src_node *n, const char *const *what)
+{
+    tdx_ptrvec calls = {0};
+    fam_collect(t, n, TDX_SRC_CALL, &calls);
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *fn = tdx_src_call_func(calls.items[i]);
+        if (!fn || fn->kind != TDX_SRC_NAME)
+            continue;
+        for (size_t k = 0; k < t->kernels.len; k++) {
+            tdx_src_node *d = t->kernels.items[k];
+            if (d->name && strcmp(d->name, fn->name) == 0 && (!what || fam_calls_any(d, what)))
+                return d;
+        }
+    }
+    return NULL;
+}
+
 /* The number of NAME nodes named name under n, outside the subtree skip. */
 static size_t count_reads(const tdx_src_node *n, const char *name, const tdx_src_node *skip)
 {
@@ -295,8 +315,8 @@ static int analyse(fam_task *t, vloop *v)
         if (tdx_src_is_dotted(tdx_src_call_func(calls.items[i]), "tl.load") &&
             is_derived(v, tdx_src_call_arg(calls.items[i], 0)))
             loads = 1;
-    if (!loads || reads_outer_block(t, v))
-        return 0;
+    if (!loads || reads_outer_block(t, v) || fam_calls_helper(t, f, NULL))
+        return 0; /* a helper's body is not known to be per-element */
     /* the index and the names defined in the body live in one iteration:
      * never read outside the loop, never read before their definition */
     if (count_reads(v->def, v->ivar, f) != 0)
