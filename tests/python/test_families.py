@@ -34,7 +34,7 @@ CASES = [
     ("vectorize-loop", "scale_scalar.py"),
     ("vectorize-loop", "rowrange_scalar.py"),
     ("persistent-grid", "scale.py"),
-    ("persistent-grid", "matmul_ieee.py"),
+    ("persistent-grid", "matmul_notf32.py"),
     ("persistent-grid", "scale_rows_dns.py"),
     ("coalesce", "transpose_rows.py"),
     ("coalesce", "col_max_scalar.py"),

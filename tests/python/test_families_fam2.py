@@ -79,7 +79,7 @@ def few_programs(text):
 
 
 def test_persistent_programs_loop_over_every_tile(tmp_path):
-    for task in ("scale.py", "matmul_ieee.py", "scale_rows_dns.py"):
+    for task in ("scale.py", "matmul_notf32.py", "scale_rows_dns.py"):
         cands = rewrite("persistent-grid", DATA / task, tmp_path / task)
         assert len(cands) == 3
         text = Path(cands[0]).read_text()
