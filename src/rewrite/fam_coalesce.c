@@ -26,6 +26,7 @@ typedef struct cnames {
     size_t n;
 } cnames;
 
+/* Non-zero when name is in the set. */
 static int in_names(const cnames *s, const char *name)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -34,6 +35,7 @@ static int in_names(const cnames *s, const char *name)
     return 0;
 }
 
+/* Non-zero when n reads a name of the set. */
 static int mentions_any(const tdx_src_node *n, const cnames *s)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -148,6 +150,8 @@ static int scalar_start(fam_task *t, const tdx_src_node *e, int *is_float)
     return e->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(e), "float");
 }
 
+/* Whether the launch qualifies, and what to edit: P, R, the bound, the
+ * accumulators. */
 static int plan(fam_task *t, tdx_src_node *L, cplan *c)
 {
     memset(c, 0, sizeof *c);
@@ -168,7 +172,8 @@ static int plan(fam_task *t, tdx_src_node *L, cplan *c)
         if (tdx_src_is_dotted(fn, "tl.program_id")) {
             pids++;
             tdx_src_node *st = call->parent;
-            if (st && st->kind == TDX_SRC_ASSIGN && st->parent == def && tdx_src_count(st, TDX_SRC_R_TARGET) == 1 &&
+            if (st && st->kind == TDX_SRC_ASSIGN && st->parent == def &&
+                tdx_src_count(st, TDX_SRC_R_TARGET) == 1 &&
                 tdx_src_kid(st, TDX_SRC_R_TARGET)->kind == TDX_SRC_NAME) {
                 c->pstmt = st;
                 c->p = tdx_src_kid(st, TDX_SRC_R_TARGET)->name;
@@ -228,7 +233,8 @@ static int plan(fam_task *t, tdx_src_node *L, cplan *c)
         tdx_ptrvec v = {0};
         fam_collect(t, def, ctl[k], &v);
         for (size_t i = 0; i < v.len; i++) {
-            tdx_src_node *x = tdx_src_kid(v.items[i], ctl[k] == TDX_SRC_FOR ? TDX_SRC_R_ITER : TDX_SRC_R_TEST);
+            tdx_src_node *x =
+                tdx_src_kid(v.items[i], ctl[k] == TDX_SRC_FOR ? TDX_SRC_R_ITER : TDX_SRC_R_TEST);
             if (mentions_any(x, &pr))
                 return 0;
         }
@@ -244,10 +250,12 @@ static int plan(fam_task *t, tdx_src_node *L, cplan *c)
     tdx_buf_free(&b);
     if (!c->bound) {
         /* not written in launch arguments: pass it as a new last parameter */
-        for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(def, TDX_SRC_R_PARAM, p))
+        for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+             p = tdx_src_next(def, TDX_SRC_R_PARAM, p))
             c->lastp = p;
         if (!c->lastp || !c->lastp->name || tdx_src_kid(c->lastp, TDX_SRC_R_DEFAULT) ||
-            (c->lastp->flags & (TDX_SRC_F_STAR | TDX_SRC_F_DSTAR | TDX_SRC_F_SLASH)) || fam_mentions(def, "_bound"))
+            (c->lastp->flags & (TDX_SRC_F_STAR | TDX_SRC_F_DSTAR | TDX_SRC_F_SLASH)) ||
+            fam_mentions(def, "_bound"))
             return 0;
         c->bound = "_bound";
     }
@@ -284,7 +292,8 @@ static int plan(fam_task *t, tdx_src_node *L, cplan *c)
         int fl;
         if (a->parent != def || !tg || tg->kind != TDX_SRC_NAME || !scalar_start(t, v, &fl))
             continue;
-        if (assignments(t, def, tg->name, TDX_SRC_ASSIGN) + assignments(t, def, tg->name, TDX_SRC_AUGASSIGN) > 1)
+        if (assignments(t, def, tg->name, TDX_SRC_ASSIGN) + assignments(t, def, tg->name, TDX_SRC_AUGASSIGN) >
+            1)
             tdx_ptrvec_push(&t->arena, &c->accs, v);
     }
     return 1;
@@ -316,6 +325,7 @@ static void mask_p(fam_task *t, fam_edits *e, cplan *c, const cnames *pset)
     }
 }
 
+/* One candidate: tiles [rblock, cblock] (rblock 0: R keeps its block size). */
 static tdx_status emit_tile(fam_task *t, cplan *c, int rblock, int cblock, tdx_rw_emit_fn emit, void *ud)
 {
     fam_edits e = {0};
@@ -367,6 +377,7 @@ static tdx_status emit_tile(fam_task *t, cplan *c, int rblock, int cblock, tdx_r
     return fam_emit(t, &e, emit, ud, "coalesce", sum);
 }
 
+/* The family: each qualifying launch, a few tile shapes of 4096 elements. */
 tdx_status fam_coalesce(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     /* tiles of 4096 elements: 32 per thread at 4 warps, no spills */
@@ -379,7 +390,8 @@ tdx_status fam_coalesce(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0] && !st; k++) {
             if (!c.rblock_lit && k > 0)
                 break; /* R's block is fixed: one narrow tile */
-            st = emit_tile(t, &c, c.rblock_lit ? shapes[k][0] : 0, c.rblock_lit ? shapes[k][1] : 16, emit, ud);
+            st =
+                emit_tile(t, &c, c.rblock_lit ? shapes[k][0] : 0, c.rblock_lit ? shapes[k][1] : 16, emit, ud);
         }
     }
     return st;

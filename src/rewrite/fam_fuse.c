@@ -56,7 +56,8 @@ static int straight_line(fam_task *t, tdx_src_node *def)
 static tdx_src_node *param_at(const tdx_src_node *def, size_t i)
 {
     size_t k = 0;
-    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
+    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
         if (k == i)
             return p;
     return NULL;
@@ -67,7 +68,8 @@ static tdx_src_node *param_at(const tdx_src_node *def, size_t i)
 static tdx_src_node *arg_for_param(const tdx_src_node *launch, const tdx_src_node *def, const char *name)
 {
     size_t k = 0;
-    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
+    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
         if (p->name && strcmp(p->name, name) == 0)
             break;
     tdx_src_node *a = tdx_src_call_arg(launch, k);
@@ -88,7 +90,8 @@ static tdx_src_node *single_def(fam_task *t, tdx_src_node *def, const char *name
     }
     for (size_t i = 0; i < as.len; i++) {
         tdx_src_node *a = as.items[i];
-        for (tdx_src_node *tg = tdx_src_next(a, TDX_SRC_R_TARGET, NULL); tg; tg = tdx_src_next(a, TDX_SRC_R_TARGET, tg)) {
+        for (tdx_src_node *tg = tdx_src_next(a, TDX_SRC_R_TARGET, NULL); tg;
+             tg = tdx_src_next(a, TDX_SRC_R_TARGET, tg)) {
             if (tg->kind != TDX_SRC_NAME || strcmp(tg->name, name) != 0)
                 continue;
             if (found || tdx_src_count(a, TDX_SRC_R_TARGET) != 1 || a->parent != def)
@@ -183,7 +186,8 @@ static tdx_src_node *only_access(fam_task *t, tdx_src_node *def, const char *fn,
         return NULL;
     /* mentioned only there (the parameter itself aside) */
     size_t uses = 0;
-    for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s))
+    for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s;
+         s = tdx_src_next(def, TDX_SRC_R_BODY, s))
         uses += fam_mentions(s, name);
     tdx_ptrvec names = {0};
     fam_collect(t, def, TDX_SRC_NAME, &names);
@@ -250,6 +254,7 @@ static int b_local(fam_task *t, fuse *f, const char *n)
     return 0;
 }
 
+/* Whether launches la, lb qualify; fills the intermediate and its accesses. */
 static int check_pair(fam_task *t, fuse *f)
 {
     if (!f->ka || !f->kb || f->ka == f->kb || !straight_line(t, f->ka) || !straight_line(t, f->kb))
@@ -264,7 +269,8 @@ static int check_pair(fam_task *t, fuse *f)
     /* T: a name passed to both, stored by A, loaded by B */
     int found = 0;
     size_t i = 0;
-    for (tdx_src_node *a = tdx_src_next(f->la, TDX_SRC_R_ARG, NULL); a; a = tdx_src_next(f->la, TDX_SRC_R_ARG, a), i++) {
+    for (tdx_src_node *a = tdx_src_next(f->la, TDX_SRC_R_ARG, NULL); a;
+         a = tdx_src_next(f->la, TDX_SRC_R_ARG, a), i++) {
         tdx_src_node *pa = param_at(f->ka, i);
         if (a->kind != TDX_SRC_NAME || !pa || !pa->name)
             continue;
@@ -272,7 +278,8 @@ static int check_pair(fam_task *t, fuse *f)
         if (!st)
             continue;
         size_t j = 0;
-        for (tdx_src_node *b = tdx_src_next(f->lb, TDX_SRC_R_ARG, NULL); b; b = tdx_src_next(f->lb, TDX_SRC_R_ARG, b), j++) {
+        for (tdx_src_node *b = tdx_src_next(f->lb, TDX_SRC_R_ARG, NULL); b;
+             b = tdx_src_next(f->lb, TDX_SRC_R_ARG, b), j++) {
             tdx_src_node *pb = param_at(f->kb, j);
             if (b->kind != TDX_SRC_NAME || strcmp(b->name, a->name) != 0 || !pb || !pb->name)
                 continue;
@@ -325,7 +332,8 @@ static int check_pair(fam_task *t, fuse *f)
         tdx_src_node *c = calls.items[k];
         if (!tdx_src_is_dotted(tdx_src_call_func(c), "tl.store"))
             continue;
-        for (tdx_src_node *p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, p)) {
+        for (tdx_src_node *p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, NULL); p;
+             p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, p)) {
             if (!p->name || !fam_mentions(tdx_src_call_arg(c, 0), p->name))
                 continue;
             tdx_src_node *a = arg_for_param(f->lb, f->kb, p->name);
@@ -336,8 +344,9 @@ static int check_pair(fam_task *t, fuse *f)
         }
     }
     /* A's store stands alone as a statement; the names _fused_t and *_b are free */
-    if (!f->store->parent || f->store->parent->kind != TDX_SRC_EXPR_STMT || f->store->parent->parent != f->ka ||
-        fam_mentions(f->ka, "_fused_t") || fam_mentions(f->kb, "_fused_t"))
+    if (!f->store->parent || f->store->parent->kind != TDX_SRC_EXPR_STMT ||
+        f->store->parent->parent != f->ka || fam_mentions(f->ka, "_fused_t") ||
+        fam_mentions(f->kb, "_fused_t"))
         return 0;
     tdx_ptrvec names = {0};
     fam_collect(t, f->kb, TDX_SRC_NAME, &names);
@@ -358,7 +367,8 @@ static int check_pair(fam_task *t, fuse *f)
 static int b_body(fam_task *t, fuse *f, tdx_buf *out)
 {
     tdx_src_node *first = tdx_src_kid(f->kb, TDX_SRC_R_BODY), *last = NULL;
-    if (first && first->kind == TDX_SRC_EXPR_STMT && tdx_src_kid(first, TDX_SRC_R_VALUE)->kind == TDX_SRC_STRING)
+    if (first && first->kind == TDX_SRC_EXPR_STMT &&
+        tdx_src_kid(first, TDX_SRC_R_VALUE)->kind == TDX_SRC_STRING)
         first = tdx_src_next(f->kb, TDX_SRC_R_BODY, first);
     for (tdx_src_node *s = first; s; s = tdx_src_next(f->kb, TDX_SRC_R_BODY, s))
         last = s;
@@ -393,6 +403,8 @@ static int b_body(fam_task *t, fuse *f, tdx_buf *out)
     return tdx_buf_add(out, t->src + pos, last->end - pos) == TDX_OK;
 }
 
+/* The candidate: the fused kernel before the launching function, its one
+ * launch in place of the two, the intermediate's allocation gone. */
 static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud)
 {
     size_t sal, sae, sbl, sbe, tl0, tl1;
@@ -409,7 +421,8 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
     /* the signature: A's parameters but T, then B's that A has no match for */
     tdx_buf_printf(&k, "@triton.jit\ndef %s(", fname);
     int n = 0;
-    for (tdx_src_node *p = tdx_src_next(f->ka, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(f->ka, TDX_SRC_R_PARAM, p)) {
+    for (tdx_src_node *p = tdx_src_next(f->ka, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(f->ka, TDX_SRC_R_PARAM, p)) {
         if (p->name && strcmp(p->name, f->pa) == 0)
             continue;
         size_t l;
@@ -418,7 +431,8 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
     }
     tdx_buf extra; /* launch keywords for B's own parameters */
     tdx_buf_init(&extra, 1u << 16);
-    for (tdx_src_node *p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, p)) {
+    for (tdx_src_node *p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, p)) {
         if (!p->name || strcmp(p->name, f->pb) == 0)
             continue;
         const char *nn = b_name(t, f, p->name);
@@ -470,7 +484,8 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
         tdx_buf_printf(&l, "%s[%.*s](", fname, (int)gl, gt);
         int m = 0;
         size_t i = 0;
-        for (tdx_src_node *a = f->la->nkids ? f->la->kids[0] : NULL; a; a = a->index + 1 < f->la->nkids ? f->la->kids[a->index + 1] : NULL) {
+        for (tdx_src_node *a = f->la->nkids ? f->la->kids[0] : NULL; a;
+             a = a->index + 1 < f->la->nkids ? f->la->kids[a->index + 1] : NULL) {
             if (a->role != TDX_SRC_R_ARG && a->role != TDX_SRC_R_KEYWORD)
                 continue;
             if (a->role == TDX_SRC_R_ARG) {
@@ -507,6 +522,7 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
     return st;
 }
 
+/* The family: every pair of consecutive launch statements. */
 tdx_status fam_fuse_launches(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;

@@ -18,6 +18,7 @@
 
 #include "rewrite/fam_common.h"
 
+/* The grid of a launch, following a name to its single assignment. */
 tdx_src_node *fam_grid_of(fam_task *t, tdx_src_node *launch)
 {
     tdx_src_node *grid = NULL;
@@ -160,6 +161,7 @@ int fam_host_to_kernel(fam_task *t, tdx_src_node *launch, tdx_src_node *def, tdx
     }
 }
 
+/* The LAMBDA enclosing n (a grid lambda), or NULL. */
 tdx_src_node *fam_enclosing_lambda(const tdx_src_node *n)
 {
     for (tdx_src_node *p = n->parent; p; p = p->parent)
@@ -185,6 +187,7 @@ static const char *const not_per_tile[] = {"tl.num_programs", NULL};
 /* A helper reading the program id would still see the program, not the tile. */
 static const char *const program_reads[] = {"tl.program_id", "tl.num_programs", NULL};
 
+/* Non-zero when a node of kind k lies below root (root itself not counted). */
 static int has_kind(fam_task *t, tdx_src_node *root, tdx_src_kind k)
 {
     tdx_ptrvec v = {0};
@@ -293,7 +296,8 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
     /* a grid not written in launch arguments: pass its sizes as new
      * trailing parameters (not for a lambda grid, whose sizes need meta) */
     tdx_src_node *lastp = NULL;
-    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(def, TDX_SRC_R_PARAM, p))
+    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(def, TDX_SRC_R_PARAM, p))
         lastp = p;
     int passed = 0;
     if (!k0) {
@@ -375,6 +379,7 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
     return st;
 }
 
+/* The family: each launch of a kernel whose body can run once per tile. */
 tdx_status fam_persistent_grid(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;

@@ -23,6 +23,7 @@ typedef struct mention_ud {
     int found;
 } mention_ud;
 
+/* Walk visitor of fam_mentions: stop at the first NAME with the name. */
 static int mention_visit(tdx_src_node *n, void *ud)
 {
     mention_ud *m = ud;
@@ -33,6 +34,7 @@ static int mention_visit(tdx_src_node *n, void *ud)
     return 0;
 }
 
+/* Non-zero when a NAME node named name occurs under n. */
 int fam_mentions(const tdx_src_node *n, const char *name)
 {
     if (!n || !name)
@@ -47,6 +49,7 @@ typedef struct callpfx_ud {
     int found;
 } callpfx_ud;
 
+/* Walk visitor of fam_calls_any: stop at the first call of a listed name. */
 static int callpfx_visit(tdx_src_node *n, void *ud)
 {
     callpfx_ud *c = ud;
@@ -61,6 +64,7 @@ static int callpfx_visit(tdx_src_node *n, void *ud)
     return 0;
 }
 
+/* Non-zero when n contains a call of one of the dotted names. */
 int fam_calls_any(const tdx_src_node *n, const char *const *names)
 {
     callpfx_ud c = {names, 0};
@@ -132,6 +136,7 @@ typedef struct vloop {
     size_t nd;
 } vloop;
 
+/* Non-zero when e depends on the loop index (directly or through a body local). */
 static int is_derived(const vloop *v, const tdx_src_node *e)
 {
     for (size_t i = 0; i < v->nd; i++)
@@ -265,7 +270,8 @@ static int reads_outer_block(fam_task *t, const vloop *v)
         }
     }
     for (size_t b = 0; b < nb; b++)
-        for (tdx_src_node *st = tdx_src_kid(v->f, TDX_SRC_R_BODY); st; st = tdx_src_next(v->f, TDX_SRC_R_BODY, st))
+        for (tdx_src_node *st = tdx_src_kid(v->f, TDX_SRC_R_BODY); st;
+             st = tdx_src_next(v->f, TDX_SRC_R_BODY, st))
             if (fam_mentions(st, blocks[b]))
                 return 1;
     return 0;
@@ -411,7 +417,9 @@ static tdx_status rewrite_loop(fam_task *t, vloop *v, int vb, tdx_rw_emit_fn emi
         if (s->kind == VS_DEF || s->kind == VS_STORE)
             continue;
         const char *red = s->kind == VS_SUM ? "tl.sum" : s->kind == VS_MAX ? "tl.max" : "tl.min";
-        const char *neutral = s->kind == VS_SUM ? "0" : s->kind == VS_MAX ? "-float(\"inf\")" : "float(\"inf\")";
+        const char *neutral = s->kind == VS_SUM   ? "0"
+                              : s->kind == VS_MAX ? "-float(\"inf\")"
+                                                  : "float(\"inf\")";
         char *pre = tdx_arena_printf(&t->arena, "%s(tl.where(_vm, ", red);
         char *post = tdx_arena_printf(&t->arena, ", %s), axis=0)", neutral);
         if (!pre || !post)
@@ -426,6 +434,7 @@ static tdx_status rewrite_loop(fam_task *t, vloop *v, int vb, tdx_rw_emit_fn emi
     return fam_emit(t, &e, emit, ud, "vectorize-loop", sum);
 }
 
+/* The family: every qualifying loop of every kernel, two block widths each. */
 tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     static const int blocks[] = {256, 1024};
