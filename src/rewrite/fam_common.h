@@ -56,5 +56,34 @@ tdx_status fam_single_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * atomically into an fp32 buffer. */
 tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- end single-pass-reduction and split-k ---- */
+/* ---- vectorize-loop, persistent-grid, coalesce, fuse-launches ---- */
+
+/* Non-zero when a NAME node named name occurs under n. */
+int fam_mentions(const tdx_src_node *n, const char *name);
+/* Non-zero when n contains a call of one of the dotted names (NULL-ended). */
+int fam_calls_any(const tdx_src_node *n, const char *const *names);
+/* The @triton.jit function of the module that a call under n calls by name
+ * (a helper the kernel inlines), or NULL; with what != NULL only a helper
+ * whose body calls one of those names (NULL-ended). */
+tdx_src_node *fam_calls_helper(fam_task *t, tdx_src_node *n, const char *const *what);
+
+/* The grid expression of a launch: the index of kernel[grid], or, when that
+ * is a name, the value of its single assignment in the enclosing def. */
+tdx_src_node *fam_grid_of(fam_task *t, tdx_src_node *launch);
+/* The kernel parameter bound by the launch argument whose text is x[0, xl)
+ * (positional, or a keyword naming a parameter), or NULL. */
+const char *fam_param_of_arg(fam_task *t, tdx_src_node *launch, tdx_src_node *def, const char *x,
+                             size_t xl);
+/* Append host expression e (a grid entry) written in the kernel's terms to
+ * b; 0 when some part of it has no kernel equivalent. */
+int fam_host_to_kernel(fam_task *t, tdx_src_node *launch, tdx_src_node *def, tdx_src_node *e,
+                       tdx_buf *b);
+/* The LAMBDA enclosing n, or NULL. */
+tdx_src_node *fam_enclosing_lambda(const tdx_src_node *n);
+
+tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+tdx_status fam_persistent_grid(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+tdx_status fam_coalesce(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+tdx_status fam_fuse_launches(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 #endif

@@ -37,6 +37,15 @@ CASES = [
     ("split-k", "matmul_small_m.py"),
     ("split-k", "matmul_grid_var.py"),
     ("split-k", "matmul_ptr_advance.py"),
+    ("vectorize-loop", "scale_scalar.py"),
+    ("vectorize-loop", "rowrange_scalar.py"),
+    ("persistent-grid", "scale.py"),
+    ("persistent-grid", "matmul_notf32.py"),
+    ("persistent-grid", "scale_rows_dns.py"),
+    ("coalesce", "transpose_rows.py"),
+    ("coalesce", "col_max_scalar.py"),
+    ("fuse-launches", "scale_then_add.py"),
+    ("fuse-launches", "bias_then_gelu.py"),
 ]
 
 
