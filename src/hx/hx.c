@@ -285,6 +285,9 @@ tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *ta
     po.rlimit_as = o->rlimit_as;
     po.rlimit_fsize = o->rlimit_fsize;
     po.net = o->net;
+    po.fs = o->fs;
+    po.fs_writable = o->fs_writable;
+    po.env_unset = o->env_unset;
     po.stop_at_stdout_cap = 1; /* more than the cap fails the call anyway */
     st = tdx_proc_run(&po, &r->proc);
     if (st == TDX_OK)
@@ -297,7 +300,9 @@ tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *ta
         say(r, "could not run %.200s: %s", python,
             r->proc.exec_errno ? strerror(r->proc.exec_errno) : strerror(ENOENT));
     else if (st == TDX_ERR_UNSUPPORTED)
-        say(r, "network isolation is not available here");
+        say(r, "%s isolation is not available here",
+            r->proc.failed_step && strcmp(r->proc.failed_step, "landlock") == 0 ? "file system"
+                                                                                : "network");
     else
         say(r, "could not start the harness: %s", tdx_status_str(st));
 out:

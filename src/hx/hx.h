@@ -55,6 +55,9 @@ typedef struct tdx_hx_opts {
     uint64_t rlimit_as;      /* bytes, 0: none (CUDA reserves a lot of it) */
     uint64_t rlimit_fsize;   /* bytes, 0: none */
     tdx_proc_net net;
+    tdx_proc_fs fs;          /* write isolation (see proc.h) */
+    const char *const *fs_writable; /* extra writable folders, NULL-ended */
+    const char *const *env_unset;   /* names not passed on, NULL-ended */
 } tdx_hx_opts;
 
 typedef struct tdx_hx_reply {
