@@ -109,9 +109,11 @@ def _fill_value(dtype, mode):
     return info.min if info.min < 0 else info.max
 
 
-# Elements of canary before and after every poisoned allocation: a store
-# past the end (or before the start) of an output lands there, where it is
-# seen, instead of in another allocation (GPU) or the heap (interpreter).
+# Elements of canary after every poisoned allocation: a store past the end
+# of an output lands there, where it is seen, instead of in another
+# allocation (GPU) or the heap (interpreter). There is no band before the
+# start: a fresh tensor keeps storage offset 0, which code that calls
+# as_strided on it relies on.
 GUARD = 4096
 CANARY_FLOAT = 31337.0
 CANARY_INT = 90
@@ -133,8 +135,7 @@ class Guards(list):
         total = 0
         for flat, n in self:
             c = _canary(flat.dtype)
-            for part in (flat[:GUARD], flat[GUARD + n:]):
-                total += int((part != c).sum())
+            total += int((flat[n:] != c).sum())
         return total
 
 
@@ -142,7 +143,7 @@ class Guards(list):
 def poisoned_allocations(mode="nan"):
     """Wrap torch.empty / empty_like / empty_strided / Tensor.new_empty so
     every tensor they return during the block is filled with poison and
-    sits between two guard bands of canary values; yields a Guards list
+    followed by a guard band of canary values; yields a Guards list
     whose damage() counts the canaries a kernel overwrote."""
     import torch
     saved = {name: getattr(torch, name) for name in ("empty", "empty_like", "empty_strided")}
@@ -159,16 +160,16 @@ def poisoned_allocations(mode="nan"):
         return t
 
     def guarded(t):
-        """The same tensor (shape, strides, dtype, device) moved into a
-        buffer with GUARD canary elements on either side."""
+        """The same tensor (shape, strides, dtype, device, storage offset)
+        moved into a buffer followed by GUARD canary elements."""
         if not isinstance(t, torch.Tensor) or not t.numel() or _canary(t.dtype) is None:
             return t
         try:
             n = t.untyped_storage().nbytes() // t.element_size()
-            flat = saved["empty"](n + 2 * GUARD, dtype=t.dtype, device=t.device)
+            flat = saved["empty"](n + GUARD, dtype=t.dtype, device=t.device)
             with torch.no_grad():
-                flat.fill_(_canary(t.dtype))
-            view = flat.as_strided(t.size(), t.stride(), GUARD + t.storage_offset())
+                flat[n:].fill_(_canary(t.dtype))
+            view = flat.as_strided(t.size(), t.stride(), t.storage_offset())
         except Exception:  # noqa: BLE001 - an odd tensor stays unguarded
             return t
         guards.append((flat, n))
@@ -404,7 +405,9 @@ def _check_isolated(task, candidate, shape_list, seeds, device, dtype, tf32):
     # and second seed of the first shape
     reuse = (0, 1) if len(seeds) > 1 and plan else None
     t0 = time.monotonic()
-    got = run_candidate(task, candidate, plan, device, dtype, reuse)
+    same = os.path.realpath(candidate) == os.path.realpath(task.path)
+    got = run_candidate(task, candidate, plan, device, dtype, reuse,
+                        role="the task" if same else "the candidate")
     if got["failure"] is not None:
         reason, message = got["failure"][0], got["failure"][1]
         kind = got["failure"][2] if len(got["failure"]) > 2 else INCORRECT

@@ -118,6 +118,13 @@ def _cpu(values):
     return [v.detach().to("cpu").clone() if isinstance(v, torch.Tensor) else v for v in values]
 
 
+def _nonfinite(v):
+    """Whether a floating-point tensor holds a NaN or an infinity."""
+    import torch
+    return isinstance(v, torch.Tensor) and (v.is_floating_point() or v.is_complex()) and \
+        not bool(torch.isfinite(v).all())
+
+
 def _parse_frames(data):
     """The dicts in a byte string of complete frames (a torn tail is dropped)."""
     import torch
@@ -150,8 +157,10 @@ def run_cases(cand, inputs, reuse, device):
             outs, damage = _run_launch(cand.launch, ins, device, "nan")
             r["outputs"] = _cpu(outs)
             r["damage"] = damage
-            marker, _ = _run_launch(cand.launch, ins, device, "marker")
-            r["marker"] = _cpu(marker)
+            if any(_nonfinite(o) for o in r["outputs"]):
+                # a second run with a finite poison tells unwritten from NaN
+                marker, _ = _run_launch(cand.launch, ins, device, "marker")
+                r["marker"] = _cpu(marker)
         except SystemExit as e:
             r["error"] = f"the candidate called exit({e.code!r})"
             r["reason"] = "exit"
@@ -287,12 +296,13 @@ def _become_subreaper():
         return False
 
 
-def run_candidate(task, candidate, plan, device, dtype=None, reuse=None):
+def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="the candidate"):
     """Run the candidate in a forked child over plan [(shape, seed)...].
 
     Returns {"inputs": [...], "cases": [...], "reuse": outputs or None,
     "failure": (reason, message) or None}. inputs are the ones the child
-    made before it imported the candidate."""
+    made before it imported the candidate. role names the code in messages
+    ("the candidate"; "the task" when a task is checked against itself)."""
     _become_subreaper()
     known = _children()
     data_r, data_w = os.pipe()
@@ -358,9 +368,9 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None):
             got["replaced"] = [str(x) for x in fr.get("replaced") or []]
     failure = None
     if flood:
-        failure = ("flood", f"the candidate wrote more than {NOISE_CAP >> 20} MiB to stdout/stderr")
+        failure = ("flood", f"{role} wrote more than {NOISE_CAP >> 20} MiB to stdout/stderr")
     elif over:
-        failure = ("flood", "the candidate sent more data than its outputs can take")
+        failure = ("flood", f"{role} sent more data than its outputs can take")
     elif got["cases"] is None and got["failure"] is None:
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
@@ -368,16 +378,16 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None):
                 name = signal.Signals(sig).name
             except ValueError:
                 name = "SIG?"
-            failure = ("crashed", f"the candidate was killed by signal {sig} ({name})")
+            failure = ("crashed", f"{role} was killed by signal {sig} ({name})")
         else:
-            failure = ("exited", f"the candidate exited with status {os.WEXITSTATUS(status)} "
+            failure = ("exited", f"{role} exited with status {os.WEXITSTATUS(status)} "
                                  "before it returned its outputs")
     elif strays:
-        failure = ("stray_process", f"the candidate left {strays} process{'es' if strays > 1 else ''} "
+        failure = ("stray_process", f"{role} left {strays} process{'es' if strays > 1 else ''} "
                                     "running after it returned (killed)")
     elif got["replaced"]:
-        failure = ("tampered", "the candidate replaced " + ", ".join(got["replaced"][:4]) +
-                   " (timers and the harness are not the candidate's to change)")
+        failure = ("tampered", f"{role} replaced " + ", ".join(got["replaced"][:4]) +
+                   " (timers and the harness are not its to change)")
     elif got["failure"] is not None:
         failure = got["failure"]
     if failure is None and (not isinstance(got["inputs"], list) or not isinstance(got["cases"], list)
