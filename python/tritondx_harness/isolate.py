@@ -146,6 +146,52 @@ def _parse_frames(data):
 
 # ---------------------------------------------------------------- the child
 
+# Landlock (see src/proc/proc_landlock.c for the same ruleset in C).
+_LL_WRITE = (1 << 1) | (1 << 4) | (1 << 5) | (0x7f << 6)  # write, remove, make-*
+_LL_REFER, _LL_TRUNCATE = 1 << 13, 1 << 14
+_LL_SCOPE_ALL = (1 << 0) | (1 << 1)
+_SYS_CREATE, _SYS_ADD, _SYS_RESTRICT = 444, 445, 446  # x86-64 and arm64 alike
+PR_SET_NO_NEW_PRIVS = 38
+
+
+def confine_self():
+    """Put this process in a Landlock domain of its own, nested in the one
+    tritondx may have made: it may write only under $TMPDIR (and open device
+    nodes), and it cannot ptrace, signal or reach the abstract sockets of the
+    judge, which stays outside. Best effort: False where Landlock is missing."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        L = ctypes.c_long  # every syscall argument as a full register
+        abi = libc.syscall(L(_SYS_CREATE), None, L(0), L(1))
+        if abi < 1:
+            return False
+        handled = _LL_WRITE | (_LL_REFER if abi >= 2 else 0) | (_LL_TRUNCATE if abi >= 3 else 0)
+        attr = struct.pack("<QQQ", handled, 0, _LL_SCOPE_ALL if abi >= 6 else 0)
+        size = 24 if abi >= 6 else 8
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        fd = libc.syscall(L(_SYS_CREATE), buf, L(size), L(0))
+        if fd < 0:
+            return False
+        try:
+            for path, rights in ((os.environ.get("TMPDIR"), handled),
+                                 ("/dev", (1 << 1) | (_LL_TRUNCATE if abi >= 3 else 0))):
+                if not path or not os.path.isdir(path):
+                    continue
+                pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                try:
+                    rule = ctypes.create_string_buffer(struct.pack("<Qi", rights, pfd), 12)
+                    libc.syscall(L(_SYS_ADD), L(fd), L(1), rule, L(0))
+                finally:
+                    os.close(pfd)
+            if libc.prctl(L(PR_SET_NO_NEW_PRIVS), L(1), L(0), L(0), L(0)) != 0:
+                return False
+            return libc.syscall(L(_SYS_RESTRICT), L(fd), L(0)) == 0
+        finally:
+            os.close(fd)
+    except Exception:  # noqa: BLE001 - confinement is a second layer only
+        return False
+
+
 def run_cases(cand, inputs, reuse, device):
     """Run the candidate's launch on every case (NaN poison, then marker
     poison), and the in-place reuse run; returns the results frame."""
@@ -198,6 +244,8 @@ def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
             os.close(reply)
         inputs = [task.inputs(shape, device, seed, dtype) for shape, seed in plan]
         _send(data_w, {"kind": "inputs", "inputs": [_cpu(i) for i in inputs]})
+        if os.environ.get("TDX_SANDBOX") == "1":
+            confine_self()
         before = snapshot()
         from .taskload import load_task
         try:

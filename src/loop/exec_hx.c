@@ -16,15 +16,24 @@
 /* Secrets of tritondx's own that code under test never needs. */
 static const char *const secret_env[] = {"TRITONDX_LLM_KEY", "OPENAI_API_KEY", NULL};
 /* Tells the harness it runs sandboxed: Triton's cache goes into the private
- * directory, so one candidate cannot plant compiled kernels for the next. */
-static const char *const sandbox_env[] = {"TDX_SANDBOX=1", NULL};
+ * directory (the only writable place), so one candidate cannot plant
+ * compiled kernels for the next. */
+#define TDX_LOOP_SANDBOX_ENV "TDX_SANDBOX=1"
+#define TDX_LOOP_MAX_ENV 64
 
 /* The options every child that runs task or candidate code gets: a private
  * directory as its working directory and only writable place, no network,
  * no secrets, rlimits (see docs/faults.md). A limit the caller set stays. */
-static tdx_hx_opts sandboxed(const tdx_loop_hx *x, double timeout_s)
+static tdx_hx_opts sandboxed(const tdx_loop_hx *x, double timeout_s,
+                             const char *env[TDX_LOOP_MAX_ENV + 2])
 {
     tdx_hx_opts o = x->hx;
+    size_t n = 0;
+    for (size_t i = 0; x->hx.env_set && x->hx.env_set[i] && n < TDX_LOOP_MAX_ENV; i++)
+        env[n++] = x->hx.env_set[i];
+    env[n++] = TDX_LOOP_SANDBOX_ENV;
+    env[n] = NULL;
+    o.env_set = env;
     o.timeout_s = timeout_s;
     o.private_tmpdir = 1;
     if (o.net == TDX_PROC_NET_INHERIT)
@@ -37,8 +46,6 @@ static tdx_hx_opts sandboxed(const tdx_loop_hx *x, double timeout_s)
         o.rlimit_fsize = TDX_LOOP_FSIZE;
     if (!o.env_unset)
         o.env_unset = secret_env;
-    if (!o.env_set)
-        o.env_set = sandbox_env;
     return o;
 }
 
@@ -72,7 +79,8 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
 {
     tdx_loop_hx *x = ud;
     memset(res, 0, sizeof *res);
-    tdx_hx_opts o = sandboxed(x, child_timeout(x->check_timeout_s));
+    const char *env[TDX_LOOP_MAX_ENV + 2];
+    tdx_hx_opts o = sandboxed(x, child_timeout(x->check_timeout_s), env);
     char at[PATH_MAX], ac[PATH_MAX];
     task_path = absolute(task_path, at);
     const char *args[] = {"--candidate", absolute(candidate_path, ac), "--device",
@@ -160,7 +168,8 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
     if (prog && *prog)
         return test_timer(x, prog, baseline_path, candidate_path, res);
     (void)task_path;
-    tdx_hx_opts o = sandboxed(x, child_timeout(x->time_timeout_s));
+    const char *env[TDX_LOOP_MAX_ENV + 2];
+    tdx_hx_opts o = sandboxed(x, child_timeout(x->time_timeout_s), env);
     char ab[PATH_MAX], ac[PATH_MAX];
     baseline_path = absolute(baseline_path, ab);
     candidate_path = absolute(candidate_path, ac);

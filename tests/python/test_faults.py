@@ -69,6 +69,7 @@ CANDIDATES = {
     "fork_orphan": r"left \d+ process(es)? running after it returned",
     "kill_tritondx": r"PermissionError: \[Errno 1\] Operation not permitted",
     "steal_key": r"key=absent",
+    "poke_judge": r"PermissionError: \[Errno 13\] Permission denied: '/proc/\d+/mem'",
 }
 
 # Hostile tasks (tests/faults/tasks/NAME.py): optimize stops before any round
