@@ -12,7 +12,8 @@
  * its working directory and only writable place (Landlock, where the kernel
  * has it), no network, rlimits, TRITONDX_LLM_KEY/OPENAI_API_KEY removed,
  * TDX_SANDBOX=1 for the harness. Its time limit is check_timeout_s /
- * time_timeout_s, else $TRITONDX_CANDIDATE_TIMEOUT (seconds), else 600.
+ * time_timeout_s, else $TRITONDX_CANDIDATE_TIMEOUT (seconds), else 600;
+ * its CPU time limit $TRITONDX_CANDIDATE_CPU (seconds), else the same.
  *
  * Ownership: the executor borrows its strings. */
 #ifndef TDX_LOOP_EXEC_H

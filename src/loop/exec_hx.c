@@ -21,6 +21,30 @@ static const char *const secret_env[] = {"TRITONDX_LLM_KEY", "OPENAI_API_KEY", N
 #define TDX_LOOP_SANDBOX_ENV "TDX_SANDBOX=1"
 #define TDX_LOOP_MAX_ENV 64
 
+/* The CPU time limit of each process: $TRITONDX_CANDIDATE_CPU (seconds),
+ * else the wall-clock limit. Unlike the wall clock it does not run while a
+ * busy machine keeps the process waiting, so a loop is stopped after the
+ * same work however loaded the machine is. */
+static uint64_t cpu_limit(double timeout_s)
+{
+    const char *e = getenv("TRITONDX_CANDIDATE_CPU");
+    double v = e ? atof(e) : 0;
+    if (v <= 0)
+        v = timeout_s;
+    return (uint64_t)(v + 0.999);
+}
+
+/* The per-child time limit: the caller's, else $TRITONDX_CANDIDATE_TIMEOUT
+ * (seconds), else 600 s. */
+static double child_timeout(double set)
+{
+    if (set > 0)
+        return set;
+    const char *e = getenv("TRITONDX_CANDIDATE_TIMEOUT");
+    double v = e ? atof(e) : 0;
+    return v > 0 ? v : 600;
+}
+
 /* The options every child that runs task or candidate code gets: a private
  * directory as its working directory and only writable place, no network,
  * no secrets, rlimits (see docs/faults.md). A limit the caller set stays. */
@@ -44,20 +68,11 @@ static tdx_hx_opts sandboxed(const tdx_loop_hx *x, double timeout_s,
         o.rlimit_as = TDX_LOOP_CPU_AS;
     if (!o.rlimit_fsize)
         o.rlimit_fsize = TDX_LOOP_FSIZE;
+    if (!o.rlimit_cpu)
+        o.rlimit_cpu = cpu_limit(timeout_s);
     if (!o.env_unset)
         o.env_unset = secret_env;
     return o;
-}
-
-/* The per-child time limit: the caller's, else $TRITONDX_CANDIDATE_TIMEOUT
- * (seconds), else 600 s. */
-static double child_timeout(double set)
-{
-    if (set > 0)
-        return set;
-    const char *e = getenv("TRITONDX_CANDIDATE_TIMEOUT");
-    double v = e ? atof(e) : 0;
-    return v > 0 ? v : 600;
 }
 
 /* An absolute form of path in buf (the child runs in another directory). */
