@@ -325,6 +325,11 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name):
         raise HarnessError(protocol.USAGE, "at least one seed is needed")
     if device == "cuda":
         import torch
+        if candidate:
+            # the candidate runs in a forked child, and CUDA does not survive
+            # a fork once the driver is initialised: ask NVML instead of the
+            # CUDA runtime (which would initialise it) whether there is a GPU
+            os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
         if not torch.cuda.is_available():
             raise HarnessError(NO_GPU, "--device cuda asked for, but no CUDA device is visible")
     from .validate import task_problems

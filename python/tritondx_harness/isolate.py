@@ -19,6 +19,9 @@ The child also:
     rejected even where the check alone would not notice);
   * runs launch a second time on the same tensors with new values written
     into them in place, so a result cached on the inputs' identity shows.
+On a GPU the judge must not touch CUDA before the fork (a CUDA context does
+not survive one): the child makes the inputs on the device, sends CPU copies,
+and the judge moves them back to the device only after the child has ended.
 The judge becomes a subreaper, so a process the candidate leaves behind --
 even one that left the process group with setsid() -- comes back to it and
 is killed, and the candidate is rejected for it.
