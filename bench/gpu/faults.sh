@@ -5,8 +5,9 @@
 # candidate that replaces the CUDA event timer once it is being timed.
 #
 # Prints a table (fault, contained, reason, files lost) and packs every raw
-# output into $OUT/faults.tar.gz. Each step runs under `timeout`; the whole
-# script stays under 8 minutes (cases run PAR at a time).
+# output into $OUT/faults.tar.gz. Each step runs under `timeout`, cases run
+# PAR at a time and none starts after DEADLINE seconds, so the whole script
+# stays under 8 minutes (at worst two waves of CASE_TIMEOUT + 30 s).
 #
 # Usage, from the repository root with build/ built:
 #   bash bench/gpu/faults.sh
@@ -15,9 +16,10 @@ set -u
 ROOT=$PWD
 OUT=${OUT:-/tmp/tdx-faults-out}
 DEVICE=${DEVICE:-cuda}
-PAR=${PAR:-4}
+PAR=${PAR:-6}
 CHILD_TIMEOUT=${CHILD_TIMEOUT:-60}
-CASE_TIMEOUT=${CASE_TIMEOUT:-300}
+CASE_TIMEOUT=${CASE_TIMEOUT:-180}
+DEADLINE=${DEADLINE:-200}
 CASES=${CASES:-"control illegal_access hang_kernel huge_gpu_memory out_of_bounds far_out_of_bounds nan zeros unwritten_tail patch_timer late_timer_patch"}
 CLI=$ROOT/build/tritondx
 SERVER=$ROOT/build/tests/tdx_llm_server
@@ -73,7 +75,8 @@ body = json.dumps({"id": "x", "object": "chat.completion", "model": "canned-mode
                    "usage": {"prompt_tokens": 100, "completion_tokens": 100}})
 open(sys.argv[3], "w").write("HTTP/1.1 200 OK\nContent-Type: application/json\n\n" + body)
 EOF
-    "$SERVER" -d "$w/replies" -l "$w/requests.log" hostile > "$w/server.out" 2>&1 &
+    # the server answers one request and ends by itself after 60 s
+    "$SERVER" -d "$w/replies" -l "$w/requests.log" hostile > "$w/server.out" 2> "$w/server.err" &
     local spid=$!
     for _ in $(seq 50); do grep -q port "$w/server.out" 2>/dev/null && break; sleep 0.1; done
     local port; port=$(awk '/port/ {print $2}' "$w/server.out")
@@ -84,12 +87,12 @@ EOF
     "$CLI" optimize --device "$DEVICE" --rounds 1 --candidates 2 --max-level 0 --no-progress \
     "${llm[@]}" "$w/project/task.py" > "$w/stdout" 2> "$w/stderr"
   echo $? > "$w/rc"
-  HOME=$w/home TRITONDX_CANDIDATE_TIMEOUT=$CHILD_TIMEOUT timeout 120 \
+  HOME=$w/home TRITONDX_CANDIDATE_TIMEOUT=$CHILD_TIMEOUT timeout 30 \
     "$CLI" optimize --device "$DEVICE" --rounds 1 --candidates 2 --max-level 0 --no-progress \
     "${llm[@]}" --resume "$w/project/task.py" > "$w/resume.stdout" 2> "$w/resume.stderr"
   echo $? > "$w/resume.rc"
   echo $(( $(date +%s) - t0 )) > "$w/seconds"
-  [ -n "${spid:-}" ] && kill "$spid" 2>/dev/null
+  [ -n "${spid:-}" ] && { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
   digest "$w/project" > "$w/after.project"; digest "$w/home" > "$w/after.home"
   cp "$w/project/task.tdx/journal.jsonl" "$w/journal.jsonl" 2>/dev/null
   return 0
@@ -108,14 +111,15 @@ run_time_verb() {
   echo $(( $(date +%s) - t0 )) > "$w/seconds"
 }
 
+if [ "$DEVICE" = cuda ]; then run_time_verb & fi
 running=0
 for c in $CASES; do
   if [ "$c" != control ] && [ -z "$(case_file "$c")" ]; then echo "no such case: $c" >&2; continue; fi
+  if [ $(( $(date +%s) - START )) -gt "$DEADLINE" ]; then echo "not started (deadline): $c" >&2; continue; fi
   run_case "$c" &
   running=$((running + 1))
   if [ "$running" -ge "$PAR" ]; then wait -n; running=$((running - 1)); fi
 done
-[ "$DEVICE" = cuda ] && run_time_verb &
 wait
 # no case here forks; a stray from a changed case would be killed by its id:
 for p in $(grep -l tdx-fault-orphan /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3); do kill -9 "$p" 2>/dev/null; done
