@@ -102,6 +102,9 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
                           x->device ? x->device : "cuda", NULL};
     tdx_hx_reply r;
     tdx_status st = tdx_hx_call(&o, "check", task_path, args, &r, NULL);
+    res->sandbox_known = 1;
+    res->net_isolated = r.proc.net_isolated;
+    res->fs_isolated = r.proc.fs_isolated;
     if (!st) {
         res->ok = 1;
     } else {

@@ -85,6 +85,19 @@ TASKS = {
 }
 
 
+def landlock_abi():
+    """The kernel's Landlock ABI version (0: none): where there is none the
+    documented fallback runs children without write isolation."""
+    import ctypes
+    try:
+        return max(0, ctypes.CDLL(None).syscall(ctypes.c_long(444), None, ctypes.c_long(0), ctypes.c_long(1)))
+    except (OSError, AttributeError):
+        return 0
+
+
+LANDLOCK = landlock_abi()
+
+
 def tree_digest(root, skip=()):
     """{relative path: sha256} of every file under root (links by target)."""
     out = {}
@@ -310,6 +323,13 @@ def contained(f, pattern):
         problems.append(f"files lost: {f['lost']}")
     if f["strays"]:
         problems.append(f"processes left running: {f['strays']}")
+    # where the kernel has Landlock, every check of the run says it was isolated
+    if LANDLOCK:
+        checked = [e for e in f["entries"] if "sandbox" in e]
+        if f["kind"] == "cand" and not checked:
+            problems.append("no check recorded its sandbox")
+        if any(e["sandbox"].get("fs") is not True for e in checked):
+            problems.append("a check ran without file system isolation")
     if KEY in json.dumps(f["entries"]) + f["stdout"] + f["stderr"]:
         problems.append("the API key leaked")
     return not problems, "; ".join(problems)
