@@ -5,6 +5,7 @@ whatever happened to the task; a non-zero exit means even that failed.
 """
 import argparse
 import importlib
+import os
 import sys
 import traceback
 
@@ -70,9 +71,21 @@ def dispatch(argv):
                                 f"harness error: {protocol.describe_exception(e)}")
 
 
+def sandbox_caches():
+    """Under tritondx's sandbox (TDX_SANDBOX=1: the child may write only in
+    its private TMPDIR) Triton's cache and home move into that directory, so
+    compiles work and no run can leave compiled kernels for the next."""
+    if os.environ.get("TDX_SANDBOX") != "1" or not os.environ.get("TMPDIR"):
+        return
+    tmp = os.environ["TMPDIR"]
+    os.environ["TRITON_HOME"] = tmp
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(tmp, "triton-cache")
+
+
 def main(argv=None):
     """Run the verb with stdout guarded and write the reply; 0 once written."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    sandbox_caches()
     guard = protocol.StdoutGuard()
     with guard:
         reply = dispatch(argv)

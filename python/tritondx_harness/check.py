@@ -18,7 +18,7 @@ from . import protocol
 from .common import as_outputs, clone_values, parse_dtype, parse_shape, same_signature, shape_label, signature_text
 from .protocol import INCORRECT, NO_GPU, TASK_ERROR, TASK_INVALID, HarnessError, describe_exception, where
 from .intercept import one_config
-from .taskload import interpreter, load_task
+from .taskload import interpreter, load_task, read_source
 
 # Relative-error-norm tolerances by how the output was computed.
 TOLERANCES = {"float64": 1e-9, "float32": 1e-5, "tf32": 1e-3, "float16": 1e-2, "bfloat16": 1e-2,
@@ -112,13 +112,46 @@ def _fill_value(dtype, mode):
     return info.min if info.min < 0 else info.max
 
 
+# Elements of canary after every poisoned allocation: a store past the end
+# of an output lands there, where it is seen, instead of in another
+# allocation (GPU) or the heap (interpreter). There is no band before the
+# start: a fresh tensor keeps storage offset 0, which code that calls
+# as_strided on it relies on.
+GUARD = 4096
+CANARY_FLOAT = 31337.0
+CANARY_INT = 90
+
+
+def _canary(dtype):
+    """The guard value for a dtype, or None when the dtype gets no guard."""
+    import torch
+    if dtype == torch.bool or str(dtype).startswith("torch.float8"):
+        return None
+    return CANARY_FLOAT if (dtype.is_floating_point or dtype.is_complex) else CANARY_INT
+
+
+class Guards(list):
+    """The guarded buffers of one poisoned block: (buffer, elements) pairs."""
+
+    def damage(self):
+        """How many guard elements were overwritten (0 when none)."""
+        total = 0
+        for flat, n in self:
+            c = _canary(flat.dtype)
+            total += int((flat[n:] != c).sum())
+        return total
+
+
 @contextlib.contextmanager
 def poisoned_allocations(mode="nan"):
     """Wrap torch.empty / empty_like / empty_strided / Tensor.new_empty so
-    every tensor they return during the block is filled with poison."""
+    every tensor they return during the block is filled with poison and
+    followed by a guard band of canary values; yields a Guards list
+    whose damage() counts the canaries a kernel overwrote."""
     import torch
     saved = {name: getattr(torch, name) for name in ("empty", "empty_like", "empty_strided")}
     saved_new_empty = torch.Tensor.new_empty
+    guards = Guards()
 
     def poison(t):
         """Fill a fresh tensor with the poison for its dtype."""
@@ -129,11 +162,27 @@ def poisoned_allocations(mode="nan"):
                     t.fill_(v)
         return t
 
+    def guarded(t):
+        """The same tensor (shape, strides, dtype, device, storage offset)
+        moved into a buffer followed by GUARD canary elements."""
+        if not isinstance(t, torch.Tensor) or not t.numel() or _canary(t.dtype) is None:
+            return t
+        try:
+            n = t.untyped_storage().nbytes() // t.element_size()
+            flat = saved["empty"](n + GUARD, dtype=t.dtype, device=t.device)
+            with torch.no_grad():
+                flat[n:].fill_(_canary(t.dtype))
+            view = flat.as_strided(t.size(), t.stride(), t.storage_offset())
+        except Exception:  # noqa: BLE001 - an odd tensor stays unguarded
+            return t
+        guards.append((flat, n))
+        return view
+
     def wrap(orig):
-        """An allocator that poisons what `orig` returns."""
+        """An allocator that guards and poisons what `orig` returns."""
         def wrapper(*a, **k):
             """The poisoning allocator."""
-            return poison(orig(*a, **k))
+            return poison(guarded(orig(*a, **k)))
         wrapper.__wrapped__ = orig
         return wrapper
 
@@ -141,7 +190,7 @@ def poisoned_allocations(mode="nan"):
         setattr(torch, name, wrap(orig))
     torch.Tensor.new_empty = wrap(saved_new_empty)
     try:
-        yield
+        yield guards
     finally:
         for name, orig in saved.items():
             setattr(torch, name, orig)
@@ -244,11 +293,12 @@ def _sync(device):
 
 
 def _run_launch(launch, inputs, device, mode):
-    """Run launch on copies of the inputs with poisoned allocations."""
-    with poisoned_allocations(mode):
+    """Run launch on copies of the inputs with poisoned, guarded allocations;
+    returns (outputs, guard elements it overwrote)."""
+    with poisoned_allocations(mode) as guards:
         out = launch(*_clone(inputs))
     _sync(device)
-    return as_outputs(out)
+    return as_outputs(out), guards.damage()
 
 
 def _source(path):
@@ -279,63 +329,139 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
         raise HarnessError(protocol.USAGE, "at least one seed is needed")
     if device == "cuda":
         import torch
+        if candidate:
+            # the candidate runs in a forked child, and CUDA does not survive
+            # a fork once the driver is initialised: ask NVML instead of the
+            # CUDA runtime (which would initialise it) whether there is a GPU
+            os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
         if not torch.cuda.is_available():
             raise HarnessError(NO_GPU, "--device cuda asked for, but no CUDA device is visible")
     from .validate import task_problems
     dtype = parse_dtype(dtype_name)
     task = load_task(task_path, "task")
-    cand = load_task(candidate, "candidate", reference_from=task) if candidate else None
+    if candidate:
+        read_source(candidate)  # a syntax error is reported before anything runs
     probs = task_problems(task)
     if probs:
         raise HarnessError(TASK_INVALID, probs[0]["message"], problems=probs)
-    runner = task
-    if cand is not None:
-        if cand.launch is None or not callable(cand.launch):
-            raise HarnessError(INCORRECT, "the candidate has no launch to run", reason="missing_launch")
-        a, b = _signature_fns(task, cand)
-        if not same_signature(a, b):
-            raise HarnessError(INCORRECT, f"the candidate changes launch's signature: "
-                               f"{signature_text(b)} instead of {signature_text(a)}", reason="signature")
-        runner = cand
-    tf32 = uses_tf32(_source(runner.path))
-    shape_list = [(s, seeds) for s in (list(shapes) if shapes is not None else list(task.shapes["check"]))]
+    tf32 = uses_tf32(_source(candidate or task.path))
+    shape_list = list(shapes) if shapes is not None else list(task.shapes["check"])
+    plan = [(shape, seed) for shape in shape_list for seed in seeds]
     if bench_shape:
-        shape_list.append((task.shapes["bench"], seeds[:1]))
-    cases = []
-    first_fail = None
-    for shape, shape_seeds in shape_list:
-        want_dtypes = None
-        for seed in shape_seeds:
-            case = {"shape": shape_label(shape), "seed": seed, "ok": False, "reason": None, "message": None}
-            t0 = time.monotonic()
-            try:
-                inputs = task.inputs(shape, device, seed, dtype)
-            except Exception as e:  # noqa: BLE001
-                raise HarnessError(TASK_ERROR, f"make_inputs({shape!r}, seed={seed}) raised "
-                                   f"{describe_exception(e)}") from None
-            try:
-                refs = as_outputs(task.reference(*_clone(inputs)))
-            except Exception as e:  # noqa: BLE001
-                raise HarnessError(TASK_ERROR, f"reference raised {describe_exception(e)} "
-                                   f"on shape {shape!r}") from None
-            if cand is not None and want_dtypes is None:
-                try:
-                    want_dtypes = [getattr(o, "dtype", None) for o in _run_launch(task.launch, inputs, device,
-                                                                                  "nan")]
-                except Exception as e:  # noqa: BLE001
-                    raise HarnessError(TASK_ERROR, f"the original launch raised {describe_exception(e)} "
-                                       f"on shape {shape!r}") from None
-            _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32, task.tolerance)
-            case["seconds"] = round(time.monotonic() - t0, 4)
-            cases.append(case)
-            if not case["ok"] and first_fail is None:
-                first_fail = case
+        plan.append((task.shapes["bench"], seeds[0]))
+    if candidate:
+        cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32)
+    else:
+        cases = _check_in_process(task, plan, device, dtype, tf32)
+    first_fail = next((c for c in cases if not c["ok"]), None)
     common = {"task": os.path.abspath(task_path), "candidate": os.path.abspath(candidate) if candidate else None,
               "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases}
     if first_fail is not None:
-        msg = f"shape {first_fail['shape']} seed {first_fail['seed']}: {first_fail['message']}"
-        return protocol.failure("check", INCORRECT, msg, reason=first_fail["reason"], **common)
+        where_ = "" if first_fail["shape"] is None else \
+            f"shape {first_fail['shape']} seed {first_fail['seed']}: "
+        return protocol.failure("check", first_fail.pop("error_kind", INCORRECT), where_ + first_fail["message"],
+                                reason=first_fail["reason"], **common)
     return protocol.result("check", error=None, reason=None, **common)
+
+
+def _inputs(task, shape, seed, device, dtype):
+    """make_inputs for one case; HarnessError(task_error) when it raises."""
+    try:
+        return task.inputs(shape, device, seed, dtype)
+    except Exception as e:  # noqa: BLE001
+        raise HarnessError(TASK_ERROR, f"make_inputs({shape!r}, seed={seed}) raised "
+                           f"{describe_exception(e)}") from None
+
+
+def _references(task, inputs, shape):
+    """The reference outputs for one case; HarnessError(task_error) when it raises."""
+    try:
+        return as_outputs(task.reference(*_clone(inputs)))
+    except Exception as e:  # noqa: BLE001
+        raise HarnessError(TASK_ERROR, f"reference raised {describe_exception(e)} "
+                           f"on shape {shape!r}") from None
+
+
+def _original_dtypes(task, inputs, device, shape):
+    """Output dtypes of the task's own launch, which a candidate must keep."""
+    try:
+        outs, _ = _run_launch(task.launch, inputs, device, "nan")
+    except Exception as e:  # noqa: BLE001
+        raise HarnessError(TASK_ERROR, f"the original launch raised {describe_exception(e)} "
+                           f"on shape {shape!r}") from None
+    return [getattr(o, "dtype", None) for o in outs]
+
+
+def _check_in_process(task, plan, device, dtype, tf32):
+    """The task's own launch, checked in this process (it is the user's code)
+    on every (shape, seed) of the plan."""
+    cases = []
+    for shape, seed in plan:
+        case = {"shape": shape_label(shape), "seed": seed, "ok": False, "reason": None, "message": None}
+        t0 = time.monotonic()
+        inputs = _inputs(task, shape, seed, device, dtype)
+        refs = _references(task, inputs, shape)
+        _fill_case(case, task, inputs, refs, None, device, tf32, task.tolerance)
+        case["seconds"] = round(time.monotonic() - t0, 4)
+        cases.append(case)
+    return cases
+
+
+def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32):
+    """A candidate's launch run in a forked child (isolate.py) on every
+    (shape, seed) of the plan, judged here against references this process
+    computes from the child's inputs."""
+    import torch
+    from .isolate import run_candidate
+    # the same tensors run twice, new values written in between: the first
+    # and second seed of the first shape
+    reuse = (0, 1) if len(seeds) > 1 and plan else None
+    t0 = time.monotonic()
+    same = os.path.realpath(candidate) == os.path.realpath(task.path)
+    got = run_candidate(task, candidate, plan, device, dtype, reuse,
+                        role="the task" if same else "the candidate")
+    if got["failure"] is not None:
+        reason, message = got["failure"][0], got["failure"][1]
+        kind = got["failure"][2] if len(got["failure"]) > 2 else INCORRECT
+        return [{"shape": None, "seed": None, "ok": False, "reason": reason, "message": message,
+                 "error_kind": kind}]
+    per_case = (time.monotonic() - t0) / max(1, len(plan))
+    if task.kind == "kernelbench":
+        task.inputs(plan[0][0], device, plan[0][1], dtype)  # builds the reference model
+    cases, want, refs_of = [], {}, []
+    for (shape, seed), ins, res in zip(plan, got["inputs"], got["cases"]):
+        ins = tuple(v.to(device) if isinstance(v, torch.Tensor) else v for v in ins)
+        case = {"shape": shape_label(shape), "seed": seed, "ok": False, "reason": None, "message": None}
+        refs = _references(task, ins, shape)
+        refs_of.append(refs)
+        key = repr(shape)
+        if key not in want:
+            want[key] = _original_dtypes(task, ins, device, shape)
+        if "error" in res:
+            case.update(reason=res.get("reason") or "raised", message=str(res["error"]))
+        else:
+            outs = [o.to(device) if isinstance(o, torch.Tensor) else o for o in res.get("outputs") or []]
+            marker = res.get("marker") or []
+            _judge(case, outs, int(res.get("damage") or 0), refs, want[key], tf32, task.tolerance,
+                   lambda m=marker: m)
+        case["seconds"] = round(per_case, 4)
+        cases.append(case)
+    if reuse is not None and all(c["ok"] for c in cases):
+        case = {"shape": shape_label(plan[reuse[1]][0]), "seed": plan[reuse[1]][1], "ok": False,
+                "reason": None, "message": None, "reuse": True}
+        outs = got["reuse"]
+        if outs is None:
+            case.update(reason="stale", message="launch failed when called again on the same tensors")
+        else:
+            outs = [o.to(device) if isinstance(o, torch.Tensor) else o for o in outs]
+            _judge(case, outs, 0, refs_of[reuse[1]], want[repr(plan[reuse[1]][0])], tf32, task.tolerance,
+                   lambda: [])
+            if not case["ok"]:
+                case.update(reason="stale", message="called again on the same tensors with new values "
+                            "written into them, launch returned a wrong result (" + case["message"] +
+                            "): it caches on its inputs' identity")
+        cases.append(case)
+    return cases
 
 
 def _signature_fns(task, cand):
@@ -349,13 +475,29 @@ def _signature_fns(task, cand):
 
 
 def _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32, task_tolerance):
-    """Run launch once poisoned with NaN and compare every output. The
-    tolerance override is the original task's; tf32 is judged from the
-    kernels that run (a rewrite may enable tensor cores on purpose)."""
+    """Run launch once poisoned with NaN and judge its outputs."""
     try:
-        outs = _run_launch(runner.launch, inputs, device, "nan")
+        outs, damage = _run_launch(runner.launch, inputs, device, "nan")
     except Exception as e:  # noqa: BLE001
         case.update(reason="raised", message=f"launch raised {describe_exception(e)}{where(e)}")
+        return
+
+    def marker():
+        """The outputs of a run with MARKER poison (to tell unwritten from NaN)."""
+        try:
+            return _run_launch(runner.launch, inputs, device, "marker")[0]
+        except Exception:  # noqa: BLE001 - keep the NaN verdict
+            return []
+    _judge(case, outs, damage, refs, want_dtypes, tf32, task_tolerance, marker)
+
+
+def _judge(case, outs, damage, refs, want_dtypes, tf32, task_tolerance, marker_fn):
+    """Compare every output with its reference and fill the case. The
+    tolerance override is the original task's; tf32 is judged from the
+    kernels that run (a rewrite may enable tensor cores on purpose)."""
+    if damage:
+        case.update(reason="out_of_bounds", message=f"launch wrote past the ends of its outputs "
+                    f"({damage} guard elements around them changed)")
         return
     if len(outs) != len(refs):
         case.update(reason="arity", message=f"launch returned {len(outs)} outputs, the reference {len(refs)}")
@@ -369,10 +511,7 @@ def _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32, task_toler
         v = compare(o, r, tol, want)
         if v["reason"] == "nan":
             if marker is None:
-                try:
-                    marker = _run_launch(runner.launch, inputs, device, "marker")
-                except Exception:  # noqa: BLE001 - keep the NaN verdict
-                    marker = []
+                marker = marker_fn()
             if i < len(marker):
                 v = compare(o, r, tol, want, marker_out=marker[i])
         v["index"] = i
@@ -388,4 +527,3 @@ def _fill_case(case, runner, inputs, refs, want_dtypes, device, tf32, task_toler
     else:
         prefix = f"output {bad['index']}: " if len(verdicts) > 1 else ""
         case.update(reason=bad["reason"], message=prefix + bad["message"])
-

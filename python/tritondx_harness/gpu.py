@@ -1,5 +1,33 @@
-"""Timing on the GPU with CUDA events (used by time and ceilings)."""
+"""Timing on the GPU with CUDA events (used by time and ceilings).
+
+The event class, its record/elapsed_time and torch.cuda.synchronize are
+taken once by pin_timers(), before any task or candidate code is imported,
+and used from there: code that later replaces torch.cuda.Event (or its
+methods) does not change what the harness measures with.
+"""
 from .protocol import NO_GPU, HarnessError
+
+_TIMERS = {}
+
+
+def pin_timers():
+    """Take the timing objects now (idempotent); see the module's note."""
+    if _TIMERS:
+        return
+    import torch
+    _TIMERS.update(event=torch.cuda.Event, record=torch.cuda.Event.record,
+                   elapsed=torch.cuda.Event.elapsed_time, sync=torch.cuda.synchronize)
+
+
+def _timer(name):
+    """A pinned timing object (pinning now when nothing was pinned)."""
+    pin_timers()
+    return _TIMERS[name]
+
+
+def _event():
+    """A new timing event of the pinned class."""
+    return _timer("event")(enable_timing=True)
 
 
 def require_cuda():
@@ -26,35 +54,37 @@ def time_interleaved(fns, reps, warmup=3, arg_sets=None):
     torch = require_cuda()
     arg_sets = arg_sets or [()]
     names = list(fns)
+    record, elapsed, sync = _timer("record"), _timer("elapsed"), _timer("sync")
     for _ in range(warmup):
         for name in names:
             fns[name](*arg_sets[0])
-    torch.cuda.synchronize()
+    sync()
     events = {name: [] for name in names}
     for i in range(reps):
         args = arg_sets[i % len(arg_sets)]
         order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
+            start = _event()
+            end = _event()
+            record(start)
             fns[name](*args)
-            end.record()
+            record(end)
             events[name].append((start, end))
-    torch.cuda.synchronize()
-    return {name: [s.elapsed_time(e) for s, e in evs] for name, evs in events.items()}
+    sync()
+    return {name: [elapsed(s, e) for s, e in evs] for name, evs in events.items()}
 
 
 def estimate_ms(fn, args, runs=3):
     """A rough time of one run (after one warm-up), to size the repetitions."""
-    torch = require_cuda()
+    require_cuda()
+    record, elapsed, sync = _timer("record"), _timer("elapsed"), _timer("sync")
     fn(*args)
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
+    sync()
+    start = _event()
+    end = _event()
+    record(start)
     for _ in range(runs):
         fn(*args)
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / runs
+    record(end)
+    sync()
+    return elapsed(start, end) / runs

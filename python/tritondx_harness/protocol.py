@@ -92,6 +92,15 @@ def failure(verb, error_kind, message, /, **fields):
     return out
 
 
+_reply_fd = None
+
+
+def reply_fd():
+    """The descriptor the reply will be written to while a guard is active
+    (a forked child running candidate code closes it), else None."""
+    return _reply_fd
+
+
 class StdoutGuard:
     """Keeps fd 1 for the JSON reply and sends every other write to stderr.
 
@@ -105,7 +114,9 @@ class StdoutGuard:
     def __enter__(self):
         """Set fd 1 aside and point it (and sys.stdout) at stderr."""
         sys.stdout.flush()
+        global _reply_fd
         self.saved_fd = os.dup(1)
+        _reply_fd = self.saved_fd
         os.dup2(2, 1)
         self.saved_stdout = sys.stdout
         sys.stdout = sys.stderr
@@ -118,8 +129,10 @@ class StdoutGuard:
 
     def restore(self):
         """Put the saved fd 1 and sys.stdout back (idempotent)."""
+        global _reply_fd
         if self.saved_fd is None:
             return
+        _reply_fd = None
         try:
             sys.stderr.flush()
         except Exception:  # noqa: BLE001 - a broken stderr must not stop the reply

@@ -18,7 +18,8 @@ import time as _clock
 from . import protocol
 from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
                      tensor_bytes)
-from .gpu import device_info, estimate_ms, require_cuda, time_interleaved
+from .gpu import device_info, estimate_ms, pin_timers, require_cuda, time_interleaved
+from .isolate import replaced, snapshot
 from .protocol import INCORRECT, TASK_ERROR, TASK_INVALID, USAGE, HarnessError, describe_exception
 from .stats import L2_BYTES_H200, rates, repetitions, rotation_count, summarize
 from .taskload import interpreter, load_task
@@ -88,6 +89,10 @@ def run(args):
     if args.device != "cuda":
         raise HarnessError(USAGE, "timing launch needs --device cuda (--device cpu only with --torch-only)")
     torch = require_cuda()
+    # before any task or candidate code runs: the timers used are these, and
+    # a candidate that replaces them (or the harness's functions) is refused
+    pin_timers()
+    before = snapshot()
     with interpreter(False):
         task = load_task(args.task)
         cand = load_task(args.candidate, "candidate", reference_from=task) if args.candidate else None
@@ -115,6 +120,11 @@ def run(args):
         times = time_interleaved(fns, reps, args.warmup, arg_sets)
     except Exception as e:  # noqa: BLE001
         raise HarnessError(TASK_ERROR, f"timing launch raised {describe_exception(e)}") from None
+    swapped = replaced(before)
+    if swapped:
+        raise HarnessError(INCORRECT, f"{'the candidate' if cand is not None else 'the task'} replaced "
+                           f"{', '.join(swapped[:4])} while it was timed (timers and the harness are not "
+                           "its to change)", reason="tampered")
     variants = {}
     for name, ts in times.items():
         s = summarize(ts)

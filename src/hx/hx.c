@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,12 +128,17 @@ static void excerpt(const char *text, size_t len, size_t n, char *buf, size_t si
 }
 
 // Judge a finished child and its stdout; fills r->json or r->reason.
-static tdx_status classify(tdx_hx_reply *r, const char *verb, double timeout_s, size_t out_cap)
+static tdx_status classify(tdx_hx_reply *r, const char *verb, double timeout_s, size_t out_cap,
+                           uint64_t cpu_s)
 {
     const tdx_proc_result *p = &r->proc;
     char line[200];
     if (p->timed_out) {
         say(r, "timed out after %g s", timeout_s);
+        return TDX_ERR_CHILD;
+    }
+    if (p->signaled && p->term_signal == SIGXCPU && cpu_s) {
+        say(r, "over its CPU time limit of %llu s (SIGXCPU)", (unsigned long long)cpu_s);
         return TDX_ERR_CHILD;
     }
     if (p->signaled && !p->stopped_at_cap) {
@@ -284,11 +290,15 @@ tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *ta
     po.stderr_keep = TDX_PROC_KEEP_TAIL;
     po.rlimit_as = o->rlimit_as;
     po.rlimit_fsize = o->rlimit_fsize;
+    po.rlimit_cpu = o->rlimit_cpu;
     po.net = o->net;
+    po.fs = o->fs;
+    po.fs_writable = o->fs_writable;
+    po.env_unset = o->env_unset;
     po.stop_at_stdout_cap = 1; /* more than the cap fails the call anyway */
     st = tdx_proc_run(&po, &r->proc);
     if (st == TDX_OK)
-        st = classify(r, verb, po.timeout_s, po.stdout_cap);
+        st = classify(r, verb, po.timeout_s, po.stdout_cap, po.rlimit_cpu);
     else if ((st == TDX_ERR_NOTFOUND || st == TDX_ERR_CHILD) && r->proc.failed_step &&
              strcmp(r->proc.failed_step, "exec") != 0)
         say(r, "could not start %.200s (%s): %s", python, r->proc.failed_step,
@@ -297,7 +307,9 @@ tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *ta
         say(r, "could not run %.200s: %s", python,
             r->proc.exec_errno ? strerror(r->proc.exec_errno) : strerror(ENOENT));
     else if (st == TDX_ERR_UNSUPPORTED)
-        say(r, "network isolation is not available here");
+        say(r, "%s isolation is not available here",
+            r->proc.failed_step && strcmp(r->proc.failed_step, "landlock") == 0 ? "file system"
+                                                                                : "network");
     else
         say(r, "could not start the harness: %s", tdx_status_str(st));
 out:

@@ -13,6 +13,7 @@
  *   "could not start python3 (chdir): No such file or directory"
  *   "timed out after 30 s"
  *   "killed by signal 11 (SIGSEGV)"
+ *   "over its CPU time limit of 20 s (SIGXCPU)"
  *   "output over cap (N bytes written, cap M)"  (the child is killed at once
  *                                                 when stdout passes the cap)
  *   "harness reported error: <msg>"        (a reply with "ok": false)
@@ -54,7 +55,11 @@ typedef struct tdx_hx_opts {
     int private_tmpdir;      /* run in a private directory (see proc.h) */
     uint64_t rlimit_as;      /* bytes, 0: none (CUDA reserves a lot of it) */
     uint64_t rlimit_fsize;   /* bytes, 0: none */
+    uint64_t rlimit_cpu;     /* CPU seconds of each process, 0: none */
     tdx_proc_net net;
+    tdx_proc_fs fs;          /* write isolation (see proc.h) */
+    const char *const *fs_writable; /* extra writable folders, NULL-ended */
+    const char *const *env_unset;   /* names not passed on, NULL-ended */
 } tdx_hx_opts;
 
 typedef struct tdx_hx_reply {

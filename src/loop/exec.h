@@ -8,6 +8,13 @@
  *  "fraction":...}. Checks still run through the harness (on the CPU with
  * --device cpu), so the loop can be tested end to end without a GPU.
  *
+ * Every child runs sandboxed (docs/faults.md): a private directory that is
+ * its working directory and only writable place (Landlock, where the kernel
+ * has it), no network, rlimits, TRITONDX_LLM_KEY/OPENAI_API_KEY removed,
+ * TDX_SANDBOX=1 for the harness. Its time limit is check_timeout_s /
+ * time_timeout_s, else $TRITONDX_CANDIDATE_TIMEOUT (seconds), else 600;
+ * its CPU time limit $TRITONDX_CANDIDATE_CPU (seconds), else the same.
+ *
  * Ownership: the executor borrows its strings. */
 #ifndef TDX_LOOP_EXEC_H
 #define TDX_LOOP_EXEC_H
@@ -21,8 +28,8 @@ typedef struct tdx_loop_hx {
     const char *device;       /* "cuda" or "cpu" (interpreter) */
     const char *test_timer;   /* NULL: $TDX_TEST_TIMER */
     const tdx_prof_ceilings *ceilings; /* for the roofline fraction; NULL: unknown */
-    double check_timeout_s;   /* 0: 600 */
-    double time_timeout_s;    /* 0: 600 */
+    double check_timeout_s;   /* 0: $TRITONDX_CANDIDATE_TIMEOUT or 600 */
+    double time_timeout_s;    /* 0: $TRITONDX_CANDIDATE_TIMEOUT or 600 */
     int gpu_runs;             /* counters for the cost record */
 } tdx_loop_hx;
 

@@ -1,9 +1,87 @@
 /* The loop's executor: the harness's check and time verbs, or a test timer. */
 #include "loop/exec.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Address-space limit of a child on the CPU: the interpreter checking a
+ * task needs about 3 GiB of it (torch and triton mapped); on a GPU there is
+ * none, since CUDA reserves far more address space than it uses. */
+#define TDX_LOOP_CPU_AS ((uint64_t)8 << 30)
+/* Largest file a child may write (in its private directory). */
+#define TDX_LOOP_FSIZE ((uint64_t)1 << 30)
+
+/* Secrets of tritondx's own that code under test never needs. */
+static const char *const secret_env[] = {"TRITONDX_LLM_KEY", "OPENAI_API_KEY", NULL};
+/* Tells the harness it runs sandboxed: Triton's cache goes into the private
+ * directory (the only writable place), so one candidate cannot plant
+ * compiled kernels for the next. */
+#define TDX_LOOP_SANDBOX_ENV "TDX_SANDBOX=1"
+#define TDX_LOOP_MAX_ENV 64
+
+/* The CPU time limit of each process: $TRITONDX_CANDIDATE_CPU (seconds),
+ * else the wall-clock limit. Unlike the wall clock it does not run while a
+ * busy machine keeps the process waiting, so a loop is stopped after the
+ * same work however loaded the machine is. */
+static uint64_t cpu_limit(double timeout_s)
+{
+    const char *e = getenv("TRITONDX_CANDIDATE_CPU");
+    double v = e ? atof(e) : 0;
+    if (v <= 0)
+        v = timeout_s;
+    return (uint64_t)(v + 0.999);
+}
+
+/* The per-child time limit: the caller's, else $TRITONDX_CANDIDATE_TIMEOUT
+ * (seconds), else 600 s. */
+static double child_timeout(double set)
+{
+    if (set > 0)
+        return set;
+    const char *e = getenv("TRITONDX_CANDIDATE_TIMEOUT");
+    double v = e ? atof(e) : 0;
+    return v > 0 ? v : 600;
+}
+
+/* The options every child that runs task or candidate code gets: a private
+ * directory as its working directory and only writable place, no network,
+ * no secrets, rlimits (see docs/faults.md). A limit the caller set stays. */
+static tdx_hx_opts sandboxed(const tdx_loop_hx *x, double timeout_s,
+                             const char *env[TDX_LOOP_MAX_ENV + 2])
+{
+    tdx_hx_opts o = x->hx;
+    size_t n = 0;
+    for (size_t i = 0; x->hx.env_set && x->hx.env_set[i] && n < TDX_LOOP_MAX_ENV; i++)
+        env[n++] = x->hx.env_set[i];
+    env[n++] = TDX_LOOP_SANDBOX_ENV;
+    env[n] = NULL;
+    o.env_set = env;
+    o.timeout_s = timeout_s;
+    o.private_tmpdir = 1;
+    if (o.net == TDX_PROC_NET_INHERIT)
+        o.net = TDX_PROC_NET_TRY;
+    if (o.fs == TDX_PROC_FS_INHERIT)
+        o.fs = TDX_PROC_FS_TRY;
+    if (!o.rlimit_as && x->device && strcmp(x->device, "cpu") == 0)
+        o.rlimit_as = TDX_LOOP_CPU_AS;
+    if (!o.rlimit_fsize)
+        o.rlimit_fsize = TDX_LOOP_FSIZE;
+    if (!o.rlimit_cpu)
+        o.rlimit_cpu = cpu_limit(timeout_s);
+    if (!o.env_unset)
+        o.env_unset = secret_env;
+    return o;
+}
+
+/* An absolute form of path in buf (the child runs in another directory). */
+static const char *absolute(const char *path, char *buf)
+{
+    if (!path || path[0] == '/' || !realpath(path, buf))
+        return path;
+    return buf;
+}
 
 tdx_loop_exec tdx_loop_hx_exec(tdx_loop_hx *hx)
 {
@@ -16,16 +94,21 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
 {
     tdx_loop_hx *x = ud;
     memset(res, 0, sizeof *res);
-    tdx_hx_opts o = x->hx;
-    o.timeout_s = x->check_timeout_s > 0 ? x->check_timeout_s : 600;
+    const char *env[TDX_LOOP_MAX_ENV + 2];
+    tdx_hx_opts o = sandboxed(x, child_timeout(x->check_timeout_s), env);
+    char at[PATH_MAX], ac[PATH_MAX];
+    task_path = absolute(task_path, at);
     const char *dev = x->device ? x->device : "cuda";
     /* On the GPU a candidate is also checked once at the bench shape, the
      * size it is timed at: small check shapes cannot catch a grid or tile
      * that only goes wrong at size. (The interpreter would take too long.) */
-    const char *args[] = {"--candidate", candidate_path, "--device", dev,
+    const char *args[] = {"--candidate", absolute(candidate_path, ac), "--device", dev,
                           strcmp(dev, "cuda") == 0 ? "--bench-shape" : NULL, NULL};
     tdx_hx_reply r;
     tdx_status st = tdx_hx_call(&o, "check", task_path, args, &r, NULL);
+    res->sandbox_known = 1;
+    res->net_isolated = r.proc.net_isolated;
+    res->fs_isolated = r.proc.fs_isolated;
     if (!st) {
         res->ok = 1;
     } else {
@@ -107,8 +190,11 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
     if (prog && *prog)
         return test_timer(x, prog, baseline_path, candidate_path, res);
     (void)task_path;
-    tdx_hx_opts o = x->hx;
-    o.timeout_s = x->time_timeout_s > 0 ? x->time_timeout_s : 600;
+    const char *env[TDX_LOOP_MAX_ENV + 2];
+    tdx_hx_opts o = sandboxed(x, child_timeout(x->time_timeout_s), env);
+    char ab[PATH_MAX], ac[PATH_MAX];
+    baseline_path = absolute(baseline_path, ab);
+    candidate_path = absolute(candidate_path, ac);
     /* the baseline file carries the task's reference and inputs (vetted
      * unchanged), so it serves as the task for back-to-back timing. The
      * loop compares baseline and candidate only: the torch baselines are

@@ -189,6 +189,12 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
     return TDX_OK;
 }
 
+/* {"net": bool, "fs": bool}: whether a check ran isolated (docs/faults.md). */
+static json_t *sandbox_json(const tdx_loop_check *c)
+{
+    return json_pack("{s:b, s:b}", "net", c->net_isolated, "fs", c->fs_isolated);
+}
+
 static int faster(const tdx_loop_timing *t)
 {
     double spread = t->base_iqr_s > t->cand_iqr_s ? t->base_iqr_s : t->cand_iqr_s;
@@ -249,6 +255,8 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
                           (json_int_t)c->tokens);
     if (e && why[0])
         json_object_set_new(e, "reason", json_string(why));
+    if (e && chk.sandbox_known)
+        json_object_set_new(e, "sandbox", sandbox_json(&chk));
     if (e && t->base_median_s > 0)
         json_object_set_new(e, "timing",
                             json_pack("{s:f, s:f, s:f, s:f}", "base_median_s", t->base_median_s,
@@ -515,8 +523,11 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         res->initial_s = res->final_s = t.base_median_s;
         r.last_fraction = t.fraction;
         res->final_fraction = t.fraction;
-        st = jlog(&r, json_pack("{s:s, s:f, s:f, s:f}", "type", "baseline", "median_s",
-                                t.base_median_s, "iqr_s", t.base_iqr_s, "fraction", t.fraction));
+        json_t *be = json_pack("{s:s, s:f, s:f, s:f}", "type", "baseline", "median_s",
+                               t.base_median_s, "iqr_s", t.base_iqr_s, "fraction", t.fraction);
+        if (be && chk.sandbox_known)
+            json_object_set_new(be, "sandbox", sandbox_json(&chk));
+        st = jlog(&r, be);
         if (st)
             goto out;
     }

@@ -67,6 +67,9 @@ typedef struct tdx_loop_proposer {
 typedef struct tdx_loop_check {
     int ok;
     char reason[512];     /* why it failed, one line */
+    /* How the code ran: sandbox_known set by executors that sandbox, with
+     * whether the network and the file system were isolated (docs/faults.md). */
+    int sandbox_known, net_isolated, fs_isolated;
 } tdx_loop_check;
 
 typedef struct tdx_loop_timing {

@@ -104,6 +104,12 @@ void tdx_loop_vet(const char *orig, size_t olen, const char *cand, size_t clen, 
             snprintf(why, why_len, "candidate changes %s, which belongs to the task", fixed[i]);
             goto done;
         }
+        /* a TOLERANCE (or flops/bytes) the task does not set is the task's
+         * default, and not the candidate's to loosen */
+        if (!to && tc) {
+            snprintf(why, why_len, "candidate adds %s, which belongs to the task", fixed[i]);
+            goto done;
+        }
     }
 done:
     tdx_diags_free(&d);

@@ -381,6 +381,17 @@ static tdx_status read_reports(int fd, const tdx_proc_opts *o, tdx_proc_result *
                 st = TDX_ERR_UNSUPPORTED;
             }
             break;
+        case TDX_PROC_MSG_FS_OK:
+            res->fs_isolated = 1;
+            res->landlock_abi = m.err;
+            break;
+        case TDX_PROC_MSG_FS_FAIL:
+            if (o->fs == TDX_PROC_FS_REQUIRE) {
+                res->failed_step = "landlock";
+                res->exec_errno = m.err;
+                st = TDX_ERR_UNSUPPORTED;
+            }
+            break;
         case TDX_PROC_MSG_EXEC:
             res->failed_step = "exec";
             res->exec_errno = m.err;

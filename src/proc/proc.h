@@ -17,8 +17,9 @@
  * The child gets rlimits (core files are always 0), a clean set of file
  * descriptors (0, 1, 2 only), PR_SET_PDEATHSIG (it dies with tritondx --
  * strictly, with the thread that called tdx_proc_run, so call it from a
- * thread that outlives the child) and, on request, no network and a private
- * temporary directory.
+ * thread that outlives the child) and, on request, no network, a private
+ * temporary directory and a file system it can only write inside that
+ * directory (Landlock, see tdx_proc_fs).
  *
  * Ownership: opts and everything it points to belong to the caller and need
  * only live for the call. The result owns its out/err/tmpdir strings; release
@@ -46,6 +47,27 @@ typedef enum tdx_proc_net {
     TDX_PROC_NET_TRY,         /* isolate where the system allows it */
     TDX_PROC_NET_REQUIRE      /* isolate, or do not run */
 } tdx_proc_net;
+
+/* Write isolation for the child, with Landlock (Linux 5.13+, no privilege
+ * needed; landlock(7)): the child may create, change, rename or remove files
+ * only inside its private temporary directory and the opts->fs_writable
+ * folders, and may open existing files under /dev for writing (/dev/null,
+ * a GPU's device nodes). Reading is not restricted. Landlock also keeps the
+ * child from ptrace-ing processes outside its domain and, where the kernel
+ * has ABI 6 (Linux 6.12+), from signalling them (it cannot kill tritondx)
+ * or reaching their abstract UNIX sockets; with net isolation asked for and
+ * ABI 4 (Linux 6.7+), TCP connect and bind are denied as a second layer
+ * under the network namespace (the only layer where unshare is refused).
+ * Where Landlock is missing (an old kernel, a seccomp profile, not in the
+ * LSM list): TRY runs the child without it and says so in
+ * result.fs_isolated == 0; REQUIRE does not run it (TDX_ERR_UNSUPPORTED,
+ * failed_step "landlock"). Needs private_tmpdir (else only fs_writable and
+ * /dev are writable). */
+typedef enum tdx_proc_fs {
+    TDX_PROC_FS_INHERIT = 0, /* the child may write wherever tritondx may */
+    TDX_PROC_FS_TRY,         /* isolate where the system allows it */
+    TDX_PROC_FS_REQUIRE      /* isolate, or do not run */
+} tdx_proc_fs;
 
 /* Which bytes a capped stream keeps once it is over its cap. */
 typedef enum tdx_proc_keep {
@@ -87,6 +109,10 @@ typedef struct tdx_proc_opts {
     uint64_t rlimit_nofile; /* open files */
     uint64_t rlimit_fsize;  /* largest file written, bytes (SIGXFSZ) */
     tdx_proc_net net;
+    tdx_proc_fs fs;
+    /* Extra folders the child may write in under fs isolation; NULL-ended,
+     * may be NULL. A folder that does not exist is skipped. */
+    const char *const *fs_writable;
     /* Non-zero: kill the group as soon as stdout goes over its cap, instead
      * of draining a flood until the child ends or times out (for callers to
      * whom more output than the cap is a failure anyway). */
@@ -100,6 +126,8 @@ typedef struct tdx_proc_result {
     int term_signal;
     int timed_out;     /* the wall-clock limit passed and the group was killed */
     int net_isolated;  /* the child ran in a network namespace of its own */
+    int fs_isolated;   /* the child ran under Landlock (see tdx_proc_fs) */
+    int landlock_abi;  /* the kernel's Landlock ABI version, 0 when none */
     double wall_s;     /* from fork to the child's end */
     double cpu_s;      /* user + system time of the child (and its reaped children) */
     long maxrss_kb;    /* peak resident set size */
@@ -113,7 +141,8 @@ typedef struct tdx_proc_result {
     int tmpdir_removed; /* 0 when some of it could not be removed */
     int stopped_at_cap; /* stop_at_stdout_cap killed the group */
     /* When the program could not be started: the step that failed ("exec",
-     * "chdir", "setrlimit", "unshare"; a static string) and its errno. */
+     * "chdir", "setrlimit", "unshare", "landlock"; a static string) and its
+     * errno. */
     const char *failed_step;
     int exec_errno;
 } tdx_proc_result;
@@ -123,8 +152,8 @@ typedef struct tdx_proc_result {
  * Returns TDX_OK when the child ran -- whatever its fate: look at res --,
  * TDX_ERR_NOTFOUND when the program does not exist or is not executable,
  * TDX_ERR_CHILD when exec failed for another reason (res->exec_errno),
- * TDX_ERR_UNSUPPORTED when net is REQUIRE and isolation is not possible
- * (failed_step "unshare"),
+ * TDX_ERR_UNSUPPORTED when net or fs is REQUIRE and that isolation is not
+ * possible (failed_step "unshare" or "landlock"),
  * TDX_ERR_ARG for bad opts, TDX_ERR_IO when pipes, fork or the private
  * directory fail, TDX_ERR_NOMEM. */
 tdx_status tdx_proc_run(const tdx_proc_opts *opts, tdx_proc_result *res);

@@ -15,7 +15,9 @@ enum {
     TDX_PROC_MSG_NET_FAIL,   /* unshare refused (value: errno) */
     TDX_PROC_MSG_CHDIR,      /* chdir failed */
     TDX_PROC_MSG_RLIMIT,     /* setrlimit failed */
-    TDX_PROC_MSG_EXEC        /* execve failed */
+    TDX_PROC_MSG_EXEC,       /* execve failed */
+    TDX_PROC_MSG_FS_OK,      /* Landlock applied (value: ABI version) */
+    TDX_PROC_MSG_FS_FAIL     /* Landlock not available (value: errno) */
 };
 
 typedef struct tdx_proc_msg {
@@ -32,7 +34,19 @@ typedef struct tdx_proc_plan {
     char uid_map[64], gid_map[64];
     const tdx_proc_opts *opts;
     int parent_pid;
+    /* The Landlock ruleset, built before fork (-1: none); fs_errno says why
+     * there is none when fs isolation was asked for. */
+    int landlock_fd;
+    int landlock_abi;
+    int fs_errno;
 } tdx_proc_plan;
+
+/* Build the Landlock ruleset for a run into p (see tdx_proc_fs in proc.h);
+ * sets p->landlock_fd, or -1 and p->fs_errno. Never fails otherwise. */
+void tdx_proc_landlock_plan(tdx_proc_plan *p, const tdx_proc_opts *o, const char *tmpdir);
+
+/* In the child: restrict itself with the planned ruleset; 0 on success. */
+int tdx_proc_landlock_apply(const tdx_proc_plan *p);
 
 /* Resolve the program and build the environment. tmpdir may be NULL. */
 tdx_status tdx_proc_plan_build(tdx_proc_plan *p, const tdx_proc_opts *o, const char *tmpdir);

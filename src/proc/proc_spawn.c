@@ -145,6 +145,7 @@ static tdx_status resolve_program(tdx_proc_plan *p, const char *prog)
 tdx_status tdx_proc_plan_build(tdx_proc_plan *p, const tdx_proc_opts *o, const char *tmpdir)
 {
     memset(p, 0, sizeof *p);
+    p->landlock_fd = -1;
     p->opts = o;
     p->argv = (char *const *)o->argv;
     p->parent_pid = (int)getpid();
@@ -158,6 +159,8 @@ tdx_status tdx_proc_plan_build(tdx_proc_plan *p, const tdx_proc_opts *o, const c
     tdx_status st = build_env(p, o);
     if (st)
         return st;
+    if (o->fs != TDX_PROC_FS_INHERIT)
+        tdx_proc_landlock_plan(p, o, tmpdir);
     /* Map our own ids into the new user namespace so that the child keeps
      * seeing its real uid/gid (Python looks up $HOME by uid). */
     snprintf(p->uid_map, sizeof p->uid_map, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
@@ -170,7 +173,10 @@ void tdx_proc_plan_free(tdx_proc_plan *p)
     free(p->path);
     free(p->envp);
     free(p->tmpdir_env);
+    if (p->landlock_fd >= 0)
+        close(p->landlock_fd);
     memset(p, 0, sizeof *p);
+    p->landlock_fd = -1;
 }
 
 /* ---- in the child: async-signal-safe calls only from here on ---- */
@@ -276,6 +282,17 @@ _Noreturn void tdx_proc_child_exec(const tdx_proc_plan *p, int stdin_fd, int out
         limit(RLIMIT_FSIZE, o->rlimit_fsize, 0)) {
         report(status_fd, TDX_PROC_MSG_RLIMIT, errno);
         _exit(127);
+    }
+    /* Last before exec: from here on the child writes only where the
+     * ruleset lets it (its private directory, device nodes). */
+    if (o->fs != TDX_PROC_FS_INHERIT) {
+        if (tdx_proc_landlock_apply(p) == 0) {
+            report(status_fd, TDX_PROC_MSG_FS_OK, p->landlock_abi);
+        } else {
+            report(status_fd, TDX_PROC_MSG_FS_FAIL, errno);
+            if (o->fs == TDX_PROC_FS_REQUIRE)
+                _exit(127);
+        }
     }
 
     if (dup2(stdin_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {

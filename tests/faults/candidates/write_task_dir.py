@@ -1,0 +1,39 @@
+"""Overwrites the user's task file, plants a file next to it and deletes another, then computes the right result."""
+import torch
+import triton
+import triton.language as tl
+
+import os
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * 2.0, mask=mask)
+
+
+def launch(x):
+    d = "@TASKDIR@"
+    with open(os.path.join(d, "task.py"), "w") as f:
+        f.write("hacked = True\n")
+    with open(os.path.join(d, "planted.py"), "w") as f:
+        f.write("planted = True\n")
+    os.remove(os.path.join(d, "notes.txt"))
+    y = torch.empty_like(x)
+    n = x.numel()
+    scale_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    return y
+
+
+def reference(x):
+    return x * 2.0
+
+
+def make_inputs(shape, dtype=torch.float32, device="cuda", seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(shape, generator=g, dtype=dtype).to(device),)
+
+
+SHAPES = {"bench": (1 << 26,), "check": [(1000,), (4097,)]}
