@@ -282,6 +282,14 @@ def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
     os._exit(code)
 
 
+def _last_line(noise):
+    """The last non-empty line the child wrote (the exception of a traceback), cut to 300 characters."""
+    for line in reversed(noise.decode("utf-8", "replace").splitlines()):
+        if line.strip():
+            return line.strip()[:300]
+    return ""
+
+
 def _signature_fns(task, cand):
     """The callables whose signatures must match (see check._signature_fns)."""
     from .check import _signature_fns as fns
@@ -369,6 +377,7 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
     os.close(noise_w)
     data = bytearray()
     noise = 0
+    tail = b""  # the last bytes the child wrote: its traceback when it dies
     flood = over = False
     status = None
     fds = [data_r, noise_r]
@@ -383,6 +392,7 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
             if fd == noise_r:
                 if noise < NOISE_CAP:
                     os.write(2, chunk[:NOISE_CAP - noise])
+                tail = (tail + chunk)[-4096:]
                 noise += len(chunk)
                 if noise > NOISE_CAP and not flood:
                     flood = True
@@ -431,8 +441,9 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
                 name = "SIG?"
             failure = ("crashed", f"{role} was killed by signal {sig} ({name})")
         else:
+            last = _last_line(tail)
             failure = ("exited", f"{role} exited with status {os.WEXITSTATUS(status)} "
-                                 "before it returned its outputs")
+                                 "before it returned its outputs" + (f": {last}" if last else ""))
     elif strays:
         failure = ("stray_process", f"{role} left {strays} process{'es' if strays > 1 else ''} "
                                     "running after it returned (killed)")

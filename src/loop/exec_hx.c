@@ -45,6 +45,13 @@ static double child_timeout(double set)
     return v > 0 ? v : 600;
 }
 
+/* A 0/1 switch from the environment, else dflt. */
+static int env_on(const char *name, int dflt)
+{
+    const char *e = getenv(name);
+    return e && (e[0] == '0' || e[0] == '1') && !e[1] ? e[0] == '1' : dflt;
+}
+
 /* The options every child that runs task or candidate code gets: a private
  * directory as its working directory and only writable place, no network,
  * no secrets, rlimits (see docs/faults.md). A limit the caller set stays. */
@@ -60,9 +67,14 @@ static tdx_hx_opts sandboxed(const tdx_loop_hx *x, double timeout_s,
     o.env_set = env;
     o.timeout_s = timeout_s;
     o.private_tmpdir = 1;
-    if (o.net == TDX_PROC_NET_INHERIT)
+    int on_cpu = x->device && strcmp(x->device, "cpu") == 0;
+    if (o.net == TDX_PROC_NET_INHERIT && env_on("TRITONDX_SANDBOX_NET", 1))
         o.net = TDX_PROC_NET_TRY;
-    if (o.fs == TDX_PROC_FS_INHERIT)
+    /* Write confinement from the first instruction only on the CPU: CUDA's
+     * initialisation fails inside it (cudaGetDeviceCount: error 304, seen on
+     * the H200). On a GPU the harness confines the process that imports the
+     * candidate itself, right after CUDA is up (isolate.confine_self). */
+    if (o.fs == TDX_PROC_FS_INHERIT && env_on("TRITONDX_SANDBOX_FS", on_cpu))
         o.fs = TDX_PROC_FS_TRY;
     if (!o.rlimit_as && x->device && strcmp(x->device, "cpu") == 0)
         o.rlimit_as = TDX_LOOP_CPU_AS;
