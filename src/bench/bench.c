@@ -11,16 +11,21 @@
 
 static char *dupstr(const char *s) { return strdup(s ? s : ""); }
 
+/* Free the strings of one row. */
+static void row_free(tdx_bench_row *w)
+{
+    free(w->task);
+    free(w->status);
+    free(w->levels);
+    free(w->families);
+    free(w->torch_baseline);
+    free(w->torch_note);
+}
+
 void tdx_bench_free(tdx_bench_results *r)
 {
-    for (size_t i = 0; i < r->len; i++) {
-        free(r->rows[i].task);
-        free(r->rows[i].status);
-        free(r->rows[i].levels);
-        free(r->rows[i].families);
-        free(r->rows[i].torch_baseline);
-        free(r->rows[i].torch_note);
-    }
+    for (size_t i = 0; i < r->len; i++)
+        row_free(&r->rows[i]);
     free(r->rows);
     memset(r, 0, sizeof *r);
 }
@@ -73,8 +78,26 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->gpu_runs = (long)num(o, "gpu_runs");
     w->compiles = (long)num(o, "compiles");
     w->tokens = (long)num(o, "tokens");
-    if (!w->task || !w->status || !w->levels || !w->families || !w->torch_baseline || !w->torch_note)
+    if (!w->task || !w->status || !w->levels || !w->families || !w->torch_baseline || !w->torch_note) {
+        row_free(w);
         return TDX_ERR_NOMEM;
+    }
+    /* One row per task: merged slices of the suite may each name a task (run
+     * in one, "not run" in another). A run row beats one that did not run;
+     * otherwise the later row, the newer measurement, wins. */
+    for (size_t i = 0; i < r->len; i++) {
+        tdx_bench_row *old = &r->rows[i];
+        if (strcmp(old->task, w->task) != 0)
+            continue;
+        if (strcmp(old->status, "ok") == 0 && strcmp(w->status, "ok") != 0) {
+            row_free(w);
+        } else {
+            row_free(old);
+            *old = *w;
+        }
+        memset(w, 0, sizeof *w);
+        return TDX_OK;
+    }
     r->len++;
     return TDX_OK;
 }

@@ -66,6 +66,38 @@ static void empty_and_bad_inputs(void **state)
     assert_int_equal(tdx_bench_load(&r, "/nonexistent.json"), TDX_ERR_PARSE);
 }
 
+/* Merged slices name a task more than once: a run row beats "not run", and
+ * of two run rows the later one stays. */
+static void one_row_per_task(void **state)
+{
+    (void)state;
+    tdx_bench_results r = {0};
+    const char *rows[] = {
+        "{\"task\": \"a.py\", \"status\": \"not run: out of time in this call\"}",
+        "{\"task\": \"b.py\", \"status\": \"ok\", \"initial_s\": 2, \"final_s\": 1}",
+        "{\"task\": \"a.py\", \"status\": \"ok\", \"initial_s\": 4, \"final_s\": 1}",
+        "{\"task\": \"b.py\", \"status\": \"killed after 44 s (its limit)\"}",
+        "{\"task\": \"b.py\", \"status\": \"ok\", \"initial_s\": 3, \"final_s\": 1}",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *j = json_loads(rows[i], 0, NULL);
+        assert_non_null(j);
+        assert_int_equal(tdx_bench_add_json(&r, j), TDX_OK);
+        json_decref(j);
+    }
+    assert_int_equal(r.len, 2);
+    assert_string_equal(r.rows[0].task, "a.py");
+    assert_string_equal(r.rows[0].status, "ok");
+    assert_true(fabs(r.rows[0].initial_s - 4) < 1e-12);
+    assert_string_equal(r.rows[1].status, "ok");
+    assert_true(fabs(r.rows[1].initial_s - 3) < 1e-12);
+    tdx_bench_summary s;
+    tdx_bench_summarize(&r, &s);
+    assert_int_equal(s.tasks, 2);
+    assert_int_equal(s.ok, 2);
+    tdx_bench_free(&r);
+}
+
 /* Rows with the torch columns: eager_ms/compile_ms (and older rows' seconds),
  * which baseline was timed, n/a columns that count neither way. */
 static void torch_columns_of_canned_rows(void **state)
@@ -171,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(summary_of_canned_rows),
         cmocka_unit_test(empty_and_bad_inputs),
+        cmocka_unit_test(one_row_per_task),
         cmocka_unit_test(torch_columns_of_canned_rows),
         cmocka_unit_test(torch_columns_from_replies),
     };

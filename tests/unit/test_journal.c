@@ -14,13 +14,17 @@
 #include "base/file.h"
 #include "journal/journal.h"
 
-static char path[256];
+static char dir[64], path[256];
 
+/* A journal path in a fresh directory of its own, so that no other run on
+ * the machine can write the same file. */
 static int setup(void **state)
 {
     (void)state;
-    snprintf(path, sizeof path, "/tmp/tdx_journal_%ld.jsonl", (long)getpid());
-    remove(path);
+    snprintf(dir, sizeof dir, "/tmp/tdx_journal_XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/journal.jsonl", dir);
     return 0;
 }
 
@@ -28,6 +32,7 @@ static int teardown(void **state)
 {
     (void)state;
     remove(path);
+    rmdir(dir);
     return 0;
 }
 
