@@ -1,0 +1,216 @@
+/* The SVG charts of the run reports, drawn here (no plotting library): the
+ * roofline of an optimize run and the speedups of a bench run. Both use
+ * decade-aligned log axes; every label from the run is escaped. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/run_int.h"
+#include "report/svg.h"
+
+#define TRY(x)                  \
+    do {                        \
+        tdx_status st_ = (x);   \
+        if (st_)                \
+            return st_;         \
+    } while (0)
+
+enum { RW = 680, RH = 420, RL = 78, RR = 120, RT = 18, RB = 56 };
+
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* Grid lines and tick labels of a log axis (vertical lines for x). */
+static tdx_status grid(tdx_buf *b, const tdx_rep_logscale *s, int is_x, double o0, double o1,
+                       const char *unit)
+{
+    double ticks[12];
+    size_t n = tdx_rep_log_ticks(s->lo, s->hi, ticks, 8);
+    for (size_t i = 0; i < n; i++) {
+        double p = tdx_rep_log_map(s, ticks[i]);
+        char t[32];
+        tdx_rep_fmt_tick(t, sizeof t, ticks[i]);
+        if (is_x)
+            TRY(tdx_buf_printf(b,
+                               "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                               "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                               p, o0, p, o1, p, o0 + 16, t));
+        else
+            TRY(tdx_buf_printf(b,
+                               "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                               "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s%s</text>\n",
+                               o0, p, o1, p, o0 - 6, p + 4, t, unit));
+    }
+    return TDX_OK;
+}
+
+tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
+{
+    const tdx_rep_roof *r = &o->roof;
+    if (r->why || !(r->bytes > 0) || !(r->flops > 0))
+        return TDX_ERR_ARG;
+    const char *pname;
+    double peak = tdx_rep__peak(r, &pname);
+    double in = r->flops / r->bytes;
+    tdx_rep_point pts[64];
+    size_t np = tdx_rep__points(o, pts, 64);
+    if (np == 0)
+        return TDX_ERR_ARG;
+    /* x: the kernel's intensity and the ridge point, with a decade either side */
+    double ridge = peak > 0 ? peak / r->copy_bw : in;
+    tdx_rep_logscale xs = {0, 0, RL, RW - RR}, ys = {0, 0, RH - RB, RT};
+    if (tdx_rep_log_range(dmin(in, ridge) / 10, dmax(in, ridge) * 10, &xs.lo, &xs.hi))
+        return TDX_ERR_ARG;
+    /* y: the slowest point up to the highest roof */
+    double ymin = r->flops / pts[0].seconds, ymax = dmax(peak, tdx_rep__roof_at(r, in));
+    for (size_t i = 0; i < np; i++)
+        ymin = dmin(ymin, r->flops / pts[i].seconds);
+    for (int i = 0; i < 4; i++)
+        ymax = dmax(ymax, r->mm[i]);
+    if (tdx_rep_log_range(ymin / 2, ymax, &ys.lo, &ys.hi))
+        return TDX_ERR_ARG;
+    double x0 = xs.px0, x1 = xs.px1, y0 = ys.px0, y1 = ys.px1;
+    TRY(tdx_buf_printf(b,
+                       "<svg id=\"roofline\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+                       "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+                       "aria-label=\"roofline: attainable FLOP/s against arithmetic intensity\">\n",
+                       RW, RH, RW, RH));
+    TRY(grid(b, &xs, 1, y0, y1, ""));
+    TRY(grid(b, &ys, 0, x0, x1, ""));
+    TRY(tdx_buf_printf(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+                       x0, y1, x1 - x0, y0 - y1));
+    TRY(tdx_buf_printf(b,
+                       "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">arithmetic "
+                       "intensity (FLOP/byte)</text>\n<text class=\"axis\" transform=\"translate(16 "
+                       "%.1f) rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n",
+                       (x0 + x1) / 2, RH - 12, (y0 + y1) / 2));
+    /* the other matmul rates: dashed, from their own ridge point */
+    for (int i = 0; i < 4; i++) {
+        if (!(r->mm[i] > 0) || r->mm[i] == peak)
+            continue;
+        double xr = dmax(xs.lo, r->mm[i] / r->copy_bw), y = tdx_rep_log_map(&ys, r->mm[i]);
+        TRY(tdx_buf_printf(b,
+                           "<line class=\"ceil-other\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                           "<text class=\"ceil-label\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                           tdx_rep_log_map(&xs, xr), y, x1, y, x1 + 4, y + 4, tdx_rep_mm_names[i]));
+    }
+    /* the roof: copy bandwidth up to the ridge, then the dtype's matmul rate */
+    double xa = dmax(xs.lo, ys.lo / r->copy_bw);
+    double xb = peak > 0 ? dmin(ridge, xs.hi) : xs.hi;
+    TRY(tdx_buf_printf(b, "<polyline id=\"roof\" class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f",
+                       tdx_rep_log_map(&xs, xa), tdx_rep_log_map(&ys, xa * r->copy_bw),
+                       tdx_rep_log_map(&xs, xb), tdx_rep_log_map(&ys, xb * r->copy_bw)));
+    if (peak > 0)
+        TRY(tdx_buf_printf(b, " %.1f,%.1f", x1, tdx_rep_log_map(&ys, peak)));
+    TRY(tdx_buf_adds(b, "\"/>\n"));
+    char bw[32], pk[32];
+    tdx_rep_fmt_rate(bw, sizeof bw, r->copy_bw, "B/s");
+    double lx = dmax(xa * 1.5, xs.lo * 1.5);
+    TRY(tdx_buf_printf(b, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\">copy %s</text>\n",
+                       tdx_rep_log_map(&xs, lx) + 6, tdx_rep_log_map(&ys, lx * r->copy_bw) - 6, bw));
+    if (peak > 0) {
+        tdx_rep_fmt_rate(pk, sizeof pk, peak, "FLOP/s");
+        TRY(tdx_buf_printf(b, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\">%s matmul %s</text>\n",
+                           x1 + 4, tdx_rep_log_map(&ys, peak) + 4, pname ? pname : "", pk));
+    }
+    /* the kernel: a line through its states, then the points */
+    double px = tdx_rep_log_map(&xs, in);
+    TRY(tdx_buf_printf(b, "<line class=\"path\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", px,
+                       tdx_rep_log_map(&ys, r->flops / pts[0].seconds), px,
+                       tdx_rep_log_map(&ys, r->flops / pts[np - 1].seconds)));
+    for (size_t i = 0; i < np; i++) {
+        const tdx_rep_point *p = &pts[i];
+        double perf = r->flops / p->seconds, py = tdx_rep_log_map(&ys, perf);
+        int end = strcmp(p->id, "kept") != 0;
+        char frac[16], t[32];
+        tdx_rep__fmt_pct(frac, sizeof frac, p->fraction);
+        tdx_rep_fmt_time(t, sizeof t, p->seconds);
+        TRY(tdx_buf_printf(b, "<circle %s%s%s class=\"pt pt-%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
+                              "data-point=\"%s\" data-intensity=\"%.6g\" data-flops-per-s=\"%.6g\" "
+                              "data-seconds=\"%.6g\"><title>",
+                           end ? "id=\"pt-" : "", end ? p->id : "", end ? "\"" : "", p->id, px, py,
+                           end ? 6 : 4, p->id, in, perf, p->seconds));
+        TRY(tdx_rep_html_esc(b, p->label));
+        TRY(tdx_buf_printf(b, ": %s, %s of the roofline</title></circle>\n", t, frac));
+        if (end) {
+            /* initial left of the line, final right of it: they may coincide */
+            int left = strcmp(p->id, "initial") == 0;
+            TRY(tdx_buf_printf(b, "<text class=\"pt-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
+                               left ? px - 10 : px + 10, py + 4, left ? "end" : "start"));
+            TRY(tdx_rep_html_esc(b, p->label));
+            TRY(tdx_buf_printf(b, " %s (%s)</text>\n", t, frac));
+        }
+    }
+    return tdx_buf_adds(b, "</svg>\n");
+}
+
+static int row_ran(const tdx_bench_row *w)
+{
+    return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
+}
+
+enum { BW = 680, BL = 200, BR = 70, BT = 10, BB = 44, BAR = 24 };
+
+tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
+{
+    double lo = 1, hi = 1;
+    for (size_t i = 0; i < s->rows.len; i++) {
+        const tdx_bench_row *w = &s->rows.rows[i];
+        if (!row_ran(w))
+            continue;
+        lo = dmin(lo, w->initial_s / w->final_s);
+        hi = dmax(hi, w->initial_s / w->final_s);
+    }
+    tdx_rep_logscale xs = {0, 0, BL, BW - BR};
+    if (tdx_rep_log_range(lo, hi, &xs.lo, &xs.hi))
+        return TDX_ERR_ARG;
+    int h = BT + BB + (int)s->rows.len * BAR;
+    double top = BT, bottom = h - BB;
+    TRY(tdx_buf_printf(b,
+                       "<svg id=\"speedups\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+                       "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+                       "aria-label=\"speedup per task, log scale\">\n",
+                       BW, h, BW, h));
+    double ticks[12];
+    size_t nt = tdx_rep_log_ticks(xs.lo, xs.hi, ticks, 8);
+    for (size_t i = 0; i < nt; i++) {
+        double p = tdx_rep_log_map(&xs, ticks[i]);
+        TRY(tdx_buf_printf(b,
+                           "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                           "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g×</text>\n",
+                           p, top, p, bottom, p, bottom + 16, ticks[i]));
+    }
+    double one = tdx_rep_log_map(&xs, 1.0);
+    for (size_t i = 0; i < s->rows.len; i++) {
+        const tdx_bench_row *w = &s->rows.rows[i];
+        double y = top + (double)i * BAR;
+        TRY(tdx_buf_printf(b, "<text class=\"bar-name\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", BL - 8,
+                           y + BAR / 2 + 4));
+        TRY(tdx_rep_html_esc(b, w->task));
+        TRY(tdx_buf_adds(b, "</text>\n"));
+        if (!row_ran(w)) {
+            TRY(tdx_buf_printf(b, "<text class=\"bar-missing\" x=\"%.1f\" y=\"%.1f\">did not run</text>\n",
+                               one + 6, y + BAR / 2 + 4));
+            continue;
+        }
+        double sp = w->initial_s / w->final_s, p = tdx_rep_log_map(&xs, sp);
+        double bx = dmin(one, p), bw = fabs(p - one);
+        TRY(tdx_buf_printf(b,
+                           "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+                           "data-task=\"",
+                           sp > 1 ? "up" : sp < 1 ? "down" : "flat", bx, y + 4, bw < 1 ? 1.0 : bw,
+                           BAR - 8));
+        TRY(tdx_rep_html_esc(b, w->task));
+        TRY(tdx_buf_printf(b, "\" data-speedup=\"%.4g\"><title>", sp));
+        TRY(tdx_rep_html_esc(b, w->task));
+        TRY(tdx_buf_printf(b, ": %.2f×</title></rect>\n"
+                              "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">%.2f×</text>\n",
+                           sp, dmax(p, one) + 6, y + BAR / 2 + 4, sp));
+    }
+    TRY(tdx_buf_printf(b, "<line id=\"one-x\" class=\"one\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                       one, top, one, bottom));
+    TRY(tdx_buf_printf(b, "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">speedup over "
+                          "the task's initial kernel (log scale)</text>\n</svg>\n",
+                       (xs.px0 + xs.px1) / 2, h - 8));
+    return TDX_OK;
+}

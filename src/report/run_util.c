@@ -1,0 +1,137 @@
+/* Shared computations of the run reports: costs, points, roofs, formats. */
+#include "report/run_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report/svg.h"
+
+const char *tdx_rep__base(const char *p)
+{
+    if (!p)
+        return "";
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+void tdx_rep__round_cost(const tdx_rep_round *r, tdx_rep_cost *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (int lv = 0; lv < 4; lv++) {
+        sum->seconds += r->levels[lv].seconds;
+        sum->compiles += r->levels[lv].compiles;
+        sum->gpu_runs += r->levels[lv].gpu_runs;
+        sum->tokens += r->levels[lv].tokens;
+    }
+    for (size_t i = 0; i < r->ncands; i++)
+        sum->tokens += r->cands[i].tokens;
+}
+
+void tdx_rep__run_cost(const tdx_rep_opt *o, tdx_rep_cost *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (size_t i = 0; i < o->nrounds; i++) {
+        tdx_rep_cost c;
+        tdx_rep__round_cost(&o->rounds[i], &c);
+        sum->seconds += c.seconds;
+        sum->compiles += c.compiles;
+        sum->gpu_runs += c.gpu_runs;
+        sum->tokens += c.tokens;
+    }
+}
+
+void tdx_rep__fmt_mi(char *out, size_t n, double median, double iqr)
+{
+    char a[32], b[32];
+    tdx_rep_fmt_time(a, sizeof a, median);
+    if (iqr > 0) {
+        tdx_rep_fmt_time(b, sizeof b, iqr);
+        snprintf(out, n, "%s ± %s", a, b);
+    } else {
+        snprintf(out, n, "%s", a);
+    }
+}
+
+void tdx_rep__fmt_pct(char *out, size_t n, double f)
+{
+    if (f < 0)
+        snprintf(out, n, "–");
+    else if (f < 0.01)
+        snprintf(out, n, "%.2g%%", 100 * f);
+    else
+        snprintf(out, n, "%.0f%%", 100 * f);
+}
+
+const tdx_rep_finding *tdx_rep__finding(const tdx_rep_round *r, int id)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].id == id)
+            return &r->findings[i];
+    return NULL;
+}
+
+double tdx_rep__peak(const tdx_rep_roof *roof, const char **name)
+{
+    double best = 0;
+    const char *bn = NULL;
+    for (int i = 0; i < 4; i++) {
+        if (roof->dtype && strcmp(roof->dtype, tdx_rep_mm_names[i]) == 0 && roof->mm[i] > 0) {
+            best = roof->mm[i];
+            bn = tdx_rep_mm_names[i];
+            break;
+        }
+        if (roof->mm[i] > best) {
+            best = roof->mm[i];
+            bn = tdx_rep_mm_names[i];
+        }
+    }
+    if (name)
+        *name = bn;
+    return best;
+}
+
+double tdx_rep__roof_at(const tdx_rep_roof *roof, double intensity)
+{
+    double mem = intensity * roof->copy_bw, peak = tdx_rep__peak(roof, NULL);
+    return peak > 0 && peak < mem ? peak : mem;
+}
+
+size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
+{
+    size_t n = 0;
+    if (!o->have_baseline || max < 2)
+        return 0;
+    tdx_rep_point *p = &pts[n++];
+    p->id = "initial";
+    snprintf(p->label, sizeof p->label, "initial");
+    p->seconds = o->base_median_s;
+    p->fraction = o->base_fraction;
+    for (size_t i = 0; i < o->nrounds && n + 1 < max; i++) {
+        const tdx_rep_round *r = &o->rounds[i];
+        if (!r->kept_index || !(r->keep_median_s > 0))
+            continue;
+        p = &pts[n++];
+        p->id = "kept";
+        snprintf(p->label, sizeof p->label, "round %d", r->round);
+        p->seconds = r->keep_median_s;
+        p->fraction = r->keep_fraction;
+    }
+    p = &pts[n++];
+    p->id = "final";
+    snprintf(p->label, sizeof p->label, "final");
+    p->seconds = o->final_s;
+    p->fraction = o->final_fraction;
+    return n;
+}
+
+double tdx_rep__speedup(const tdx_rep_opt *o)
+{
+    return o->initial_s > 0 && o->final_s > 0 ? o->initial_s / o->final_s : 0;
+}
+
+const char *tdx_rep__verdict_word(const tdx_rep_cand *c)
+{
+    if (c->kept)
+        return "kept";
+    return c->verdict ? c->verdict : "?";
+}
