@@ -185,6 +185,9 @@ static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
         TRY(esc(b, r->why));
         return tdx_buf_adds(b, ".</p>\n</section>\n");
     }
+    TRY(tdx_buf_adds(b, "<p>"));
+    TRY(tdx_rep__roof_sentence(r, b));
+    TRY(tdx_buf_adds(b, "</p>\n"));
     TRY(tdx_rep_svg_roofline(o, b));
     TRY(tdx_buf_adds(b, "<table>\n<tr><th>kernel</th><th>time</th><th>achieved</th><th>% of roofline</th></tr>\n"));
     tdx_rep_point pts[64];

@@ -41,6 +41,10 @@ typedef struct tdx_rep_point {
  * max); the count. */
 size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max);
 
+/* One sentence on the kernel's work and the roof at its intensity (plain
+ * text: numbers and dtype names only, safe in Markdown and HTML). */
+tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *roof, tdx_buf *b);
+
 /* The run's speedup (initial / final), 0 when unknown. */
 double tdx_rep__speedup(const tdx_rep_opt *o);
 

@@ -94,13 +94,8 @@ static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
         TRY(tdx_rep_md_text(b, r->why));
         return tdx_buf_adds(b, ".\n\n");
     }
-    const char *pn;
-    tdx_rep__peak(r, &pn);
-    double in = r->flops / r->bytes;
-    tdx_rep_fmt_rate(a, sizeof a, tdx_rep__roof_at(r, in), "FLOP/s");
-    TRY(tdx_buf_printf(b, "The task does %.4g FLOP over %.4g bytes: %.3g FLOP/byte, where the roof "
-                          "(%s matmul rate or copy bandwidth) allows %s.\n\n",
-                       r->flops, r->bytes, in, pn ? pn : "?", a));
+    TRY(tdx_rep__roof_sentence(r, b));
+    TRY(tdx_buf_adds(b, "\n\n"));
     TRY(tdx_buf_adds(b, "| kernel | time | achieved | % of roofline |\n|---|---|---|---|\n"));
     tdx_rep_point pts[64];
     size_t n = tdx_rep__points(o, pts, 64);
@@ -301,7 +296,7 @@ static tdx_status optimize_md(const tdx_rep_model *m, tdx_buf *b)
 static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "## Ablation over the deepest diagnosis level\n\n"
-                        "| results | max level | tasks run | geomean | median | > 2x | > 5x | median "
+                        "| results | max level | tasks run | geomean | median | > 2× | > 5× | median "
                         "roofline | GPU runs | compiles | LLM tokens | wall time |\n"
                         "|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
     for (size_t i = 0; i < bn->nsets; i++) {
@@ -413,7 +408,6 @@ static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
     TRY(results_table(s, b));
     TRY(tdx_buf_adds(b, "## Summary\n\n"));
     TRY(summary_table(&s->sum, b));
-    TRY(tdx_buf_adds(b, "\n"));
     if (bn->nsets > 1)
         TRY(ablation(bn, b));
     return TDX_OK;

@@ -2,6 +2,10 @@
  * roofline of an optimize run and the speedups of a bench run. Both use
  * decade-aligned log axes; every label from the run is escaped. */
 #include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +19,7 @@
             return st_;         \
     } while (0)
 
-enum { RW = 680, RH = 420, RL = 78, RR = 120, RT = 18, RB = 56 };
+enum { RW = 760, RH = 440, RL = 64, RR = 56, RT = 18, RB = 56 };
 
 static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
@@ -84,11 +88,20 @@ tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
                        "intensity (FLOP/byte)</text>\n<text class=\"axis\" transform=\"translate(16 "
                        "%.1f) rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n",
                        (x0 + x1) / 2, RH - 12, (y0 + y1) / 2));
-    /* the other matmul rates: dashed, from their own ridge point */
+    /* the other matmul rates: dashed, from their own ridge point, unless
+     * they would sit on the roof or on a line already drawn */
+    double drawn[5] = {tdx_rep_log_map(&ys, peak)};
+    int ndrawn = peak > 0;
     for (int i = 0; i < 4; i++) {
         if (!(r->mm[i] > 0) || r->mm[i] == peak)
             continue;
         double xr = dmax(xs.lo, r->mm[i] / r->copy_bw), y = tdx_rep_log_map(&ys, r->mm[i]);
+        int near = 0;
+        for (int k = 0; k < ndrawn; k++)
+            near |= fabs(drawn[k] - y) < 12;
+        if (near)
+            continue;
+        drawn[ndrawn++] = y;
         TRY(tdx_buf_printf(b,
                            "<line class=\"ceil-other\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                            "<text class=\"ceil-label\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
@@ -105,13 +118,20 @@ tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
     TRY(tdx_buf_adds(b, "\"/>\n"));
     char bw[32], pk[32];
     tdx_rep_fmt_rate(bw, sizeof bw, r->copy_bw, "B/s");
-    double lx = dmax(xa * 1.5, xs.lo * 1.5);
-    TRY(tdx_buf_printf(b, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\">copy %s</text>\n",
-                       tdx_rep_log_map(&xs, lx) + 6, tdx_rep_log_map(&ys, lx * r->copy_bw) - 6, bw));
+    /* the bandwidth label along the slope, a third of the way up it */
+    double lx = pow(10, log10(xa) + (log10(xb) - log10(xa)) / 3);
+    double ax = tdx_rep_log_map(&xs, lx), ay = tdx_rep_log_map(&ys, lx * r->copy_bw);
+    double bx = tdx_rep_log_map(&xs, lx * 10), by = tdx_rep_log_map(&ys, lx * 10 * r->copy_bw);
+    TRY(tdx_buf_printf(b,
+                       "<text class=\"roof-label\" transform=\"translate(%.1f %.1f) rotate(%.1f)\" "
+                       "x=\"6\" y=\"-6\">copy %s</text>\n",
+                       ax, ay, atan2(by - ay, bx - ax) * 180 / M_PI, bw));
     if (peak > 0) {
         tdx_rep_fmt_rate(pk, sizeof pk, peak, "FLOP/s");
-        TRY(tdx_buf_printf(b, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\">%s matmul %s</text>\n",
-                           x1 + 4, tdx_rep_log_map(&ys, peak) + 4, pname ? pname : "", pk));
+        TRY(tdx_buf_printf(b,
+                           "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s "
+                           "matmul %s</text>\n",
+                           x1 - 6, tdx_rep_log_map(&ys, peak) + 16, pname ? pname : "", pk));
     }
     /* the kernel: a line through its states, then the points */
     double px = tdx_rep_log_map(&xs, in);
@@ -133,10 +153,10 @@ tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
         TRY(tdx_rep_html_esc(b, p->label));
         TRY(tdx_buf_printf(b, ": %s, %s of the roofline</title></circle>\n", t, frac));
         if (end) {
-            /* initial left of the line, final right of it: they may coincide */
-            int left = strcmp(p->id, "initial") == 0;
-            TRY(tdx_buf_printf(b, "<text class=\"pt-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
-                               left ? px - 10 : px + 10, py + 4, left ? "end" : "start"));
+            /* both right of the point: initial below, final above (they may coincide) */
+            int below = strcmp(p->id, "initial") == 0;
+            TRY(tdx_buf_printf(b, "<text class=\"pt-label\" x=\"%.1f\" y=\"%.1f\">", px + 10,
+                               below ? py + 16 : py - 8));
             TRY(tdx_rep_html_esc(b, p->label));
             TRY(tdx_buf_printf(b, " %s (%s)</text>\n", t, frac));
         }

@@ -6,6 +6,13 @@
 
 #include "report/svg.h"
 
+#define TRY(x)                  \
+    do {                        \
+        tdx_status st_ = (x);   \
+        if (st_)                \
+            return st_;         \
+    } while (0)
+
 const char *tdx_rep__base(const char *p)
 {
     if (!p)
@@ -106,19 +113,27 @@ size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
     snprintf(p->label, sizeof p->label, "initial");
     p->seconds = o->base_median_s;
     p->fraction = o->base_fraction;
+    /* every kept rewrite but the last, which is the final kernel */
+    int last = 0;
+    for (size_t i = 0; i < o->nrounds; i++)
+        if (o->rounds[i].kept_index && o->rounds[i].keep_median_s > 0)
+            last = o->rounds[i].round;
     for (size_t i = 0; i < o->nrounds && n + 1 < max; i++) {
         const tdx_rep_round *r = &o->rounds[i];
-        if (!r->kept_index || !(r->keep_median_s > 0))
+        if (!r->kept_index || !(r->keep_median_s > 0) || r->round == last)
             continue;
         p = &pts[n++];
         p->id = "kept";
-        snprintf(p->label, sizeof p->label, "round %d", r->round);
+        snprintf(p->label, sizeof p->label, "after round %d", r->round);
         p->seconds = r->keep_median_s;
         p->fraction = r->keep_fraction;
     }
     p = &pts[n++];
     p->id = "final";
-    snprintf(p->label, sizeof p->label, "final");
+    if (last)
+        snprintf(p->label, sizeof p->label, "final (round %d)", last);
+    else
+        snprintf(p->label, sizeof p->label, "final (nothing kept)");
     p->seconds = o->final_s;
     p->fraction = o->final_fraction;
     return n;
@@ -134,4 +149,22 @@ const char *tdx_rep__verdict_word(const tdx_rep_cand *c)
     if (c->kept)
         return "kept";
     return c->verdict ? c->verdict : "?";
+}
+
+tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *r, tdx_buf *b)
+{
+    char a[48];
+    const char *pn;
+    double peak = tdx_rep__peak(r, &pn), in = r->flops / r->bytes;
+    tdx_rep_fmt_rate(a, sizeof a, tdx_rep__roof_at(r, in), "FLOP/s");
+    TRY(tdx_buf_printf(b, "The task does %.4g FLOP over %.4g bytes (%.3g FLOP/byte); the roof there "
+                          "allows %s",
+                       r->flops, r->bytes, in, a));
+    if (peak > 0)
+        TRY(tdx_buf_printf(b, " (copy bandwidth up to the ridge at %.3g FLOP/byte, then the %s matmul "
+                              "rate%s)",
+                           peak / r->copy_bw, pn,
+                           r->dtype ? "" : ": the run does not name the kernel's dtype, so the "
+                                           "highest rate is the roof"));
+    return tdx_buf_addc(b, '.');
 }
