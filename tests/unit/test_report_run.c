@@ -413,6 +413,42 @@ static void test_partial_journal(void **s)
     remove_run(dir);
 }
 
+/* A round interrupted and run again after --resume: the second attempt is
+ * the one shown, and the report says so. */
+static void test_resumed_round(void **s)
+{
+    (void)s;
+    static const char j[] =
+        "{\"type\":\"start\",\"task\":\"k.py\",\"max_rounds\":2,\"max_level\":0,\"seq\":1}\n"
+        "{\"type\":\"baseline\",\"median_s\":0.001,\"iqr_s\":0,\"fraction\":0.1,\"seq\":2}\n"
+        "{\"type\":\"round\",\"round\":1,\"findings\":[],\"diagnosis\":{\"levels\":[],"
+        "\"decided_level\":-1,\"deciding_finding\":0},\"seq\":3}\n"
+        "{\"type\":\"candidate\",\"round\":1,\"index\":1,\"verdict\":\"slower\",\"seq\":4}\n"
+        "{\"type\":\"resume\",\"round\":1,\"seq\":5}\n"
+        "{\"type\":\"round\",\"round\":1,\"findings\":[],\"diagnosis\":{\"levels\":[],"
+        "\"decided_level\":-1,\"deciding_finding\":0},\"seq\":6}\n"
+        "{\"type\":\"candidate\",\"round\":1,\"index\":1,\"verdict\":\"duplicate\",\"seq\":7}\n"
+        "{\"type\":\"candidate\",\"round\":1,\"index\":2,\"verdict\":\"faster\",\"seq\":8}\n"
+        "{\"type\":\"keep\",\"round\":1,\"index\":2,\"median_s\":0.0005,\"speedup\":2.0,"
+        "\"fraction\":0.2,\"seq\":9}\n"
+        "{\"type\":\"round_end\",\"round\":1,\"kept\":1,\"decided_level\":-1,\"seq\":10}\n"
+        "{\"type\":\"stop\",\"reason\":\"round limit reached\",\"seq\":11}\n";
+    char dir[64];
+    make_run(dir, sizeof dir, j);
+    tdx_rep_model *m = load_ok(dir);
+    assert_int_equal(m->opt.resumes, 1);
+    assert_int_equal(m->opt.nrounds, 1);
+    assert_int_equal(m->opt.rounds[0].ncands, 2);
+    assert_string_equal(m->opt.rounds[0].cands[0].verdict, "duplicate");
+    assert_true(m->opt.rounds[0].cands[1].kept);
+    assert_int_equal(m->opt.tried, 2);
+    assert_true(m->opt.final_s == 0.0005);
+    assert_int_equal(m->nnotes, 1);
+    assert_non_null(strstr(m->notes[0], "round 1 was interrupted"));
+    tdx_rep_run_free(m);
+    remove_run(dir);
+}
+
 static void test_not_a_run(void **s)
 {
     (void)s;
@@ -494,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_md_escape),
         cmocka_unit_test(test_run_strings_escaped),
         cmocka_unit_test(test_partial_journal),
+        cmocka_unit_test(test_resumed_round),
         cmocka_unit_test(test_not_a_run),
         cmocka_unit_test(test_broken_journal),
         cmocka_unit_test(test_ceilings_file),
