@@ -116,6 +116,14 @@ int tdx_cmd_report(int argc, char **argv)
     int rc = TDX_EXIT_OK;
     tdx_buf b;
     tdx_buf_init(&b, 0);
+    /* Markdown shows the chart as an image file written next to it */
+    if (md && !to_stdout) {
+        const char *name;
+        if (tdx_rep_run_chart(m, &b, &name) == TDX_OK) {
+            m->chart_file = 1;
+            rc = emit(out, name, &b, 0);
+        }
+    }
     struct {
         int on;
         const char *name;

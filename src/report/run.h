@@ -127,6 +127,8 @@ typedef struct tdx_rep_model {
     tdx_rep_bench bench;
     const char **notes;    /* what is missing or partial, one line each */
     size_t nnotes;
+    int chart_file;        /* set by the caller: the Markdown shows the chart as an
+                              image, tdx_rep_run_chart's file next to it */
     tdx_arena arena;
     void *json;            /* the parsed journal (json_t *), owner of the strings */
 } tdx_rep_model;
@@ -148,6 +150,11 @@ void tdx_rep_run_free(tdx_rep_model *m);
 tdx_status tdx_rep_run_md(const tdx_rep_model *m, tdx_buf *out);
 /* The report as one HTML page. */
 tdx_status tdx_rep_run_html(const tdx_rep_model *m, tdx_buf *out);
+/* The run's chart as a standalone SVG — the roofline of an optimize run,
+ * the speedups of a bench run — and the file name the Markdown gives it
+ * ("report-roofline.svg", "report-speedups.svg"). TDX_ERR_NOTFOUND when the
+ * run has none to draw. */
+tdx_status tdx_rep_run_chart(const tdx_rep_model *m, tdx_buf *out, const char **name);
 /* The model as JSON, schema "tritondx/report" version 1. */
 #define TDX_REP_RUN_SCHEMA "tritondx/report"
 tdx_status tdx_rep_run_json(const tdx_rep_model *m, tdx_buf *out);

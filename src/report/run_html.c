@@ -42,15 +42,8 @@ static const char css[] =
     "font-weight:600;display:inline-block;min-width:100%}\n"
     "pre.evidence .before{background:#fff1f0;display:inline-block;min-width:100%}pre.evidence .after{background:#effaf1;"
     "display:inline-block;min-width:100%}pre.evidence .sec{font-weight:600;display:inline-block;min-width:100%}\n"
-    ".chart{display:block;margin:8px 0;max-width:100%;height:auto}.chart .grid{stroke:#e6eaee}"
-    ".chart .frame{fill:none;stroke:#8a96a3}.chart text{font:11px system-ui,sans-serif;fill:#3d4753}"
-    ".chart .axis{font-size:12px;fill:#1d232b}\n"
-    ".chart .roof{fill:none;stroke:#1d232b;stroke-width:2.5}.chart .ceil-other{stroke:#8a96a3;"
-    "stroke-dasharray:4 3}.chart .path{stroke:#1f6feb;stroke-dasharray:3 3}\n"
-    ".chart .pt-initial{fill:#cf222e}.chart .pt-final{fill:#1a7f37}.chart .pt-kept{fill:#1f6feb}"
-    ".chart .pt-label{font-weight:600}\n"
-    ".chart .bar.up{fill:#2da44e}.chart .bar.down{fill:#cf222e}.chart .bar.flat{fill:#8a96a3}"
-    ".chart .one{stroke:#1d232b;stroke-width:1.5}.chart .bar-missing{fill:#6e7781;font-style:italic}\n";
+    /* the charts carry their own styles (they are also written as files) */
+    ".chart{display:block;margin:8px 0;max-width:100%;height:auto}\n";
 
 static tdx_status esc(tdx_buf *b, const char *s) { return tdx_rep_html_esc(b, s); }
 

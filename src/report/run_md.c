@@ -69,7 +69,7 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
-static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
+static tdx_status roofline(const tdx_rep_opt *o, int chart, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
     char a[48], c[48];
@@ -96,6 +96,9 @@ static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
     }
     TRY(tdx_rep__roof_sentence(r, b));
     TRY(tdx_buf_adds(b, "\n\n"));
+    if (chart)
+        TRY(tdx_buf_adds(b, "![roofline: FLOP/s against FLOP/byte, the initial and final kernel under "
+                            "the roof](report-roofline.svg)\n\n"));
     TRY(tdx_buf_adds(b, "| kernel | time | achieved | % of roofline |\n|---|---|---|---|\n"));
     tdx_rep_point pts[64];
     size_t n = tdx_rep__points(o, pts, 64);
@@ -285,7 +288,7 @@ static tdx_status optimize_md(const tdx_rep_model *m, tdx_buf *b)
     TRY(tdx_buf_adds(b, ".\n\n"));
     TRY(notes(m, b));
     TRY(summary(o, b));
-    TRY(roofline(o, b));
+    TRY(roofline(o, m->chart_file, b));
     for (size_t i = 0; i < o->nrounds; i++)
         TRY(round_md(&o->rounds[i], b));
     return TDX_OK;
@@ -405,6 +408,8 @@ static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
     TRY(tdx_buf_adds(b, ".\n\n"));
     TRY(notes(m, b));
     TRY(tdx_buf_adds(b, "## Results\n\n"));
+    if (m->chart_file)
+        TRY(tdx_buf_adds(b, "![speedup per task over its initial kernel, log scale](report-speedups.svg)\n\n"));
     TRY(results_table(s, b));
     TRY(tdx_buf_adds(b, "## Summary\n\n"));
     TRY(summary_table(&s->sum, b));

@@ -19,6 +19,16 @@
             return st_;         \
     } while (0)
 
+/* The charts' own styles, so that an SVG also stands alone as a file. */
+static const char chart_css[] =
+    "<style>.bg{fill:#fff}.grid{stroke:#e6eaee}.frame{fill:none;stroke:#8a96a3}"
+    "text{font:11px system-ui,-apple-system,'Segoe UI',sans-serif;fill:#3d4753}"
+    ".axis{font-size:12px;fill:#1d232b}.roof{fill:none;stroke:#1d232b;stroke-width:2.5}"
+    ".ceil-other{stroke:#8a96a3;stroke-dasharray:4 3}.path{stroke:#1f6feb;stroke-dasharray:3 3}"
+    ".pt-initial{fill:#cf222e}.pt-final{fill:#1a7f37}.pt-kept{fill:#1f6feb}.pt-label{font-weight:600}"
+    ".bar.up{fill:#2da44e}.bar.down{fill:#cf222e}.bar.flat{fill:#8a96a3}.one{stroke:#1d232b;"
+    "stroke-width:1.5}.bar-missing{fill:#6e7781;font-style:italic}</style>\n";
+
 enum { RW = 760, RH = 440, RL = 64, RR = 56, RT = 18, RB = 56 };
 
 static double dmin(double a, double b) { return a < b ? a : b; }
@@ -77,8 +87,9 @@ tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
     TRY(tdx_buf_printf(b,
                        "<svg id=\"roofline\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
                        "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                       "aria-label=\"roofline: attainable FLOP/s against arithmetic intensity\">\n",
-                       RW, RH, RW, RH));
+                       "aria-label=\"roofline: attainable FLOP/s against arithmetic intensity\">\n%s"
+                       "<rect class=\"bg\" width=\"%d\" height=\"%d\"/>\n",
+                       RW, RH, RW, RH, chart_css, RW, RH));
     TRY(grid(b, &xs, 1, y0, y1, ""));
     TRY(grid(b, &ys, 0, x0, x1, ""));
     TRY(tdx_buf_printf(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
@@ -189,8 +200,9 @@ tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
     TRY(tdx_buf_printf(b,
                        "<svg id=\"speedups\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
                        "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                       "aria-label=\"speedup per task, log scale\">\n",
-                       BW, h, BW, h));
+                       "aria-label=\"speedup per task, log scale\">\n%s"
+                       "<rect class=\"bg\" width=\"%d\" height=\"%d\"/>\n",
+                       BW, h, BW, h, chart_css, BW, h));
     double ticks[12];
     size_t nt = tdx_rep_log_ticks(xs.lo, xs.hi, ticks, 8);
     for (size_t i = 0; i < nt; i++) {
@@ -233,4 +245,21 @@ tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
                           "the task's initial kernel (log scale)</text>\n</svg>\n",
                        (xs.px0 + xs.px1) / 2, h - 8));
     return TDX_OK;
+}
+
+tdx_status tdx_rep_run_chart(const tdx_rep_model *m, tdx_buf *out, const char **name)
+{
+    *name = NULL;
+    if (m->kind == TDX_REP_OPTIMIZE) {
+        if (m->opt.roof.why || !m->opt.have_baseline)
+            return TDX_ERR_NOTFOUND;
+        *name = "report-roofline.svg";
+        TRY(tdx_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+        return tdx_rep_svg_roofline(&m->opt, out);
+    }
+    if (!m->bench.nsets)
+        return TDX_ERR_NOTFOUND;
+    *name = "report-speedups.svg";
+    TRY(tdx_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+    return tdx_rep_svg_speedups(&m->bench.sets[m->bench.main], out);
 }

@@ -106,7 +106,7 @@ double tdx_rep__roof_at(const tdx_rep_roof *roof, double intensity)
 size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
 {
     size_t n = 0;
-    if (!o->have_baseline || max < 2)
+    if (!o->have_baseline || !(o->base_median_s > 0) || max < 2)
         return 0;
     tdx_rep_point *p = &pts[n++];
     p->id = "initial";
@@ -134,7 +134,7 @@ size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
         snprintf(p->label, sizeof p->label, "final (round %d)", last);
     else
         snprintf(p->label, sizeof p->label, "final (nothing kept)");
-    p->seconds = o->final_s;
+    p->seconds = o->final_s > 0 ? o->final_s : o->base_median_s;
     p->fraction = o->final_fraction;
     return n;
 }

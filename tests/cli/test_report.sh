@@ -8,6 +8,7 @@ run report --help; expect_rc 0; expect_out_has "usage: tritondx report RUN_DIR"
 run report; expect_rc 2; expect_err "tritondx: error: which run? (usage: tritondx report RUN_DIR)"
 run report "$OPT" --format pdf; expect_rc 2
 expect_err "tritondx: error: --format takes md, html, both or json (got 'pdf')"
+run report "$BENCH" --format html --out "$TMP/b"; expect_rc 0; expect_out_lacks ".svg"
 run report "$OPT" --frob; expect_rc 2; expect_err_has "bad argument '--frob'"
 run report "$OPT" --stdout; expect_rc 2; expect_err_has "--stdout prints one format"
 
@@ -25,12 +26,17 @@ expect_out_has "$TMP/o/report.md"; expect_out_has "$TMP/o/report.html"
 NCHECKS=$((NCHECKS + 1)); [ -s "$TMP/o/report.md" ] && [ -s "$TMP/o/report.html" ] || fail "reports missing"
 NCHECKS=$((NCHECKS + 1)); [ ! -e "$OPT/report.md" ] || fail "wrote into the canned run"
 NCHECKS=$((NCHECKS + 1)); grep -q '<svg id="roofline"' "$TMP/o/report.html" || fail "no roofline in the page"
+# the Markdown's chart, as a file next to it
+expect_out_has "$TMP/o/report-roofline.svg"
+NCHECKS=$((NCHECKS + 1)); grep -q '](report-roofline.svg)' "$TMP/o/report.md" || fail "md lacks the chart"
+NCHECKS=$((NCHECKS + 1)); head -c 5 "$TMP/o/report-roofline.svg" | grep -q '<?xml' || fail "chart file"
 # the Markdown is the golden file, byte for byte
 NCHECKS=$((NCHECKS + 1)); cmp -s "$TMP/o/report.md" "$SRC/tests/data/runs/optimize.golden.md" || fail "md differs from the golden file"
 
 # default: next to the run
 cp -r "$OPT" "$TMP/run"
 run report "$TMP/run" --format md; expect_rc 0; expect_out_has "$TMP/run/report.md"
+expect_out_has "$TMP/run/report-roofline.svg"
 NCHECKS=$((NCHECKS + 1)); [ -s "$TMP/run/report.md" ] && [ ! -e "$TMP/run/report.html" ] || fail "--format md"
 
 # one format to stdout

@@ -66,6 +66,7 @@ static void render_golden(const char *dir, const char *golden,
                           tdx_status (*fn)(const tdx_rep_model *, tdx_buf *))
 {
     tdx_rep_model *m = load_ok(dir);
+    m->chart_file = 1; /* as the command writes it: with the chart's file */
     tdx_buf b;
     tdx_buf_init(&b, 0);
     assert_int_equal(fn(m, &b), TDX_OK);
@@ -252,6 +253,25 @@ static size_t count(const char *s, const char *needle)
     for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
         n++;
     return n;
+}
+
+/* The chart files: standalone SVG with their own styles. */
+static void test_chart_files(void **s)
+{
+    (void)s;
+    const char *dirs[] = {RUN_OPT, RUN_BENCH}, *names[] = {"report-roofline.svg", "report-speedups.svg"};
+    for (int i = 0; i < 2; i++) {
+        tdx_rep_model *m = load_ok(dirs[i]);
+        tdx_buf b;
+        tdx_buf_init(&b, 0);
+        const char *name;
+        assert_int_equal(tdx_rep_run_chart(m, &b, &name), TDX_OK);
+        assert_string_equal(name, names[i]);
+        assert_true(strncmp(tdx_buf_str(&b), "<?xml", 5) == 0);
+        assert_non_null(strstr(tdx_buf_str(&b), "<style>"));
+        tdx_buf_free(&b);
+        tdx_rep_run_free(m);
+    }
 }
 
 static void test_speedups_svg(void **s)
@@ -526,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_roofline_svg),
         cmocka_unit_test(test_speedups_svg),
+        cmocka_unit_test(test_chart_files),
         cmocka_unit_test(test_html_escape),
         cmocka_unit_test(test_md_escape),
         cmocka_unit_test(test_run_strings_escaped),
