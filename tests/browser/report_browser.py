@@ -26,6 +26,7 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
+SRC = None  # the checkout, set by run()
 
 
 class Bad(Exception):
@@ -104,8 +105,10 @@ class Driver:
 
 
 def render(cli, run_dir, out_dir, *extra):
-    r = subprocess.run([cli, "report", str(run_dir), "--format", "html", "--out", str(out_dir), *extra],
-                       capture_output=True, text=True, timeout=60)
+    # the run named relative to the checkout, as a user would: the page shows it
+    rel = os.path.relpath(run_dir, SRC) if SRC and str(run_dir).startswith(str(SRC)) else str(run_dir)
+    r = subprocess.run([str(Path(cli).resolve()), "report", rel, "--format", "html", "--out", str(out_dir), *extra],
+                       capture_output=True, text=True, timeout=60, cwd=SRC or None)
     if r.returncode != 0:
         fail(f"tritondx report {run_dir}: {r.stderr}")
     return out_dir / "report.html"
@@ -142,8 +145,11 @@ def load(d, page):
 def screenshot(d, path, height=None):
     """The page from the top, height pixels of it (default: all of it)."""
     if height is None:
-        height = min(4000, int(d.js("return document.documentElement.scrollHeight")) + 20)
+        height = min(4000, int(d.js("return Math.ceil(document.documentElement.getBoundingClientRect().height)")) + 24)
+    # the window's own frame takes some of its height: ask for that much more
     d.s("POST", "/window/rect", {"width": 1200, "height": height})
+    inner = int(d.js("return window.innerHeight"))
+    d.s("POST", "/window/rect", {"width": 1200, "height": 2 * height - inner})
     png = base64.b64decode(d.s("GET", "/screenshot"))
     path.write_bytes(png)
     if png[:8] != b"\x89PNG\r\n\x1a\n" or len(png) < 10000:
@@ -250,7 +256,9 @@ def check_escaping(d, cli, src, work):
 
 
 def run():
-    cli, src, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    global SRC
+    cli, src, out = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3])
+    SRC = src
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tdx-browser-") as tmp:
         work = Path(tmp)
