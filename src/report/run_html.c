@@ -181,7 +181,16 @@ static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
     TRY(tdx_buf_adds(b, "<p>"));
     TRY(tdx_rep__roof_sentence(r, b));
     TRY(tdx_buf_adds(b, "</p>\n"));
-    TRY(tdx_rep_svg_roofline(o, b));
+    /* a chart that cannot be drawn (numbers off any log scale) is left out, not fatal */
+    tdx_buf svg;
+    tdx_buf_init(&svg, 0);
+    tdx_status st = tdx_rep_svg_roofline(o, &svg);
+    if (!st)
+        st = tdx_buf_adds(b, tdx_buf_str(&svg));
+    else if (st == TDX_ERR_ARG)
+        st = tdx_buf_adds(b, "<p>No roofline chart: the numbers do not fit a log scale.</p>\n");
+    tdx_buf_free(&svg);
+    TRY(st);
     TRY(tdx_buf_adds(b, "<table>\n<tr><th>kernel</th><th>time</th><th>achieved</th><th>% of roofline</th></tr>\n"));
     tdx_rep_point pts[64];
     size_t n = tdx_rep__points(o, pts, 64);
@@ -522,7 +531,15 @@ static tdx_status bench_html(const tdx_rep_model *m, tdx_buf *b)
     TRY(tdx_buf_adds(b, ".</p>\n</header>\n"));
     TRY(notes(m, b));
     TRY(tdx_buf_adds(b, "<section id=\"speedup-section\">\n<h2>Speedup per task</h2>\n"));
-    TRY(tdx_rep_svg_speedups(s, b));
+    tdx_buf svg;
+    tdx_buf_init(&svg, 0);
+    tdx_status st = tdx_rep_svg_speedups(s, &svg);
+    if (!st)
+        st = tdx_buf_adds(b, tdx_buf_str(&svg));
+    else if (st == TDX_ERR_ARG)
+        st = tdx_buf_adds(b, "<p>No chart: the speedups do not fit a log scale.</p>\n");
+    tdx_buf_free(&svg);
+    TRY(st);
     TRY(tdx_buf_adds(b, "</section>\n<section id=\"results-section\">\n<h2>Results</h2>\n"));
     TRY(results_table(s, b));
     TRY(tdx_buf_adds(b, "</section>\n<section id=\"summary\">\n<h2>Summary</h2>\n"));

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,9 @@ static tdx_status find_roof(tdx_rep_model *m, const tdx_rep_load_opts *o, json_t
                     "the FLOP/s axis";
     else if (!(m->opt.initial_s > 0))
         roof->why = "the run has no baseline time";
+    else if (!isfinite(roof->flops / roof->bytes) || !isfinite(roof->flops / m->opt.initial_s) ||
+             !(roof->flops / roof->bytes > 0))
+        roof->why = "the run's bytes, FLOPs and times do not fit a log scale";
     return TDX_OK;
 }
 

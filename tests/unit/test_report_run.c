@@ -505,6 +505,29 @@ static void test_broken_journal(void **s)
     remove_run(dir);
 }
 
+/* Numbers no log scale holds leave the chart out, not the report. */
+static void test_off_scale(void **s)
+{
+    (void)s;
+    char dir[64], path[600];
+    make_run(dir, sizeof dir, NULL);
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    const char *rows = "{\"max_level\":3,\"rows\":[{\"task\":\"a.py\",\"status\":\"ok\","
+                       "\"initial_s\":1e308,\"final_s\":1e-308}]}";
+    assert_int_equal(tdx_file_write(path, rows, strlen(rows)), TDX_OK);
+    tdx_rep_model *m = load_ok(dir);
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_rep_run_html(m, &b), TDX_OK);
+    assert_non_null(strstr(tdx_buf_str(&b), "No chart: the speedups do not fit a log scale."));
+    tdx_buf_reset(&b);
+    const char *name;
+    assert_int_not_equal(tdx_rep_run_chart(m, &b, &name), TDX_OK);
+    tdx_buf_free(&b);
+    tdx_rep_run_free(m);
+    remove_run(dir);
+}
+
 /* Ceilings from --ceilings; a file that is not ceilings is an error. */
 static void test_ceilings_file(void **s)
 {
@@ -555,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_not_a_run),
         cmocka_unit_test(test_broken_journal),
         cmocka_unit_test(test_ceilings_file),
+        cmocka_unit_test(test_off_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
