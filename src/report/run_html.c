@@ -137,6 +137,17 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
         TRY(tdx_buf_printf(b, " of at most %d", o->max_rounds));
     TRY(tdx_buf_printf(b, "; %d candidate%s tried, %d kept</td></tr>\n", o->tried,
                        o->tried == 1 ? "" : "s", o->kept));
+    if (o->nrounds) {
+        TRY(tdx_buf_adds(b, "<tr><th>level that decided</th><td>"));
+        for (size_t i = 0; i < o->nrounds; i++) {
+            int lv = o->rounds[i].decided_level;
+            TRY(tdx_buf_printf(b, "%s<a href=\"#round-%d\">round %d</a>: ", i ? ", " : "", o->rounds[i].round,
+                               o->rounds[i].round));
+            TRY(lv >= 0 ? tdx_buf_printf(b, "<span class=\"lv lv%d\">level %d</span>", lv, lv)
+                        : tdx_buf_adds(b, "none"));
+        }
+        TRY(tdx_buf_adds(b, "</td></tr>\n"));
+    }
     TRY(tdx_buf_printf(b, "<tr><th>deepest level</th><td>%d</td></tr>\n<tr><th>stopped</th><td>",
                        o->max_level));
     TRY(o->stopped ? esc(b, o->stop_reason ? o->stop_reason : "?") : tdx_buf_adds(b, "not yet (interrupted)"));

@@ -53,6 +53,15 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
         TRY(tdx_buf_printf(b, " of at most %d", o->max_rounds));
     TRY(tdx_buf_printf(b, "; %d candidate%s tried, %d kept |\n", o->tried, o->tried == 1 ? "" : "s",
                        o->kept));
+    if (o->nrounds) {
+        TRY(tdx_buf_adds(b, "| level that decided |"));
+        for (size_t i = 0; i < o->nrounds; i++) {
+            int lv = o->rounds[i].decided_level;
+            TRY(lv >= 0 ? tdx_buf_printf(b, "%s round %d: %d", i ? "," : "", o->rounds[i].round, lv)
+                        : tdx_buf_printf(b, "%s round %d: none", i ? "," : "", o->rounds[i].round));
+        }
+        TRY(tdx_buf_adds(b, " |\n"));
+    }
     TRY(tdx_buf_printf(b, "| deepest level | %d |\n", o->max_level));
     TRY(tdx_buf_adds(b, "| stopped | "));
     TRY(o->stopped ? tdx_rep_md_text(b, o->stop_reason ? o->stop_reason : "?")
