@@ -165,5 +165,9 @@ tdx_status tdx_rep_run_json(const tdx_rep_model *m, tdx_buf *out);
  * speedup per task of a bench run (log scale, a line at 1x). */
 tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *out);
 tdx_status tdx_rep_svg_speedups(const tdx_rep_results *r, tdx_buf *out);
+/* The best kernel's fraction of the roofline after each round, against the
+ * run's target (drawn whenever the journal recorded fractions, with or
+ * without the ceilings the roofline needs). TDX_ERR_ARG when it has none. */
+tdx_status tdx_rep_svg_progress(const tdx_rep_opt *o, tdx_buf *out);
 
 #endif

@@ -164,6 +164,20 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n</section>\n");
 }
 
+static tdx_status progress(const tdx_rep_opt *o, tdx_buf *b)
+{
+    tdx_buf svg;
+    tdx_buf_init(&svg, 0);
+    tdx_status st = tdx_rep_svg_progress(o, &svg);
+    if (!st)
+        st = tdx_buf_printf(b, "<section id=\"progress-section\">\n<h2>Progress</h2>\n%s</section>\n",
+                            tdx_buf_str(&svg));
+    else if (st == TDX_ERR_ARG)
+        st = TDX_OK; /* no fractions recorded: nothing to draw */
+    tdx_buf_free(&svg);
+    return st;
+}
+
 static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
@@ -410,6 +424,7 @@ static tdx_status optimize_html(const tdx_rep_model *m, tdx_buf *b)
     TRY(notes(m, b));
     TRY(summary(o, b));
     TRY(roofline(o, b));
+    TRY(progress(o, b));
     for (size_t i = 0; i < o->nrounds; i++)
         TRY(round_html(&o->rounds[i], b));
     return tdx_buf_adds(b, "</body>\n</html>\n");

@@ -175,6 +175,79 @@ tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
     return tdx_buf_adds(b, "</svg>\n");
 }
 
+enum { PW = 760, PH = 300, PL = 64, PR = 150, PT = 16, PB = 48 };
+
+/* The best kernel's fraction of the roofline after each round (what the
+ * journal recorded: the baseline, then each keep), against the target. */
+tdx_status tdx_rep_svg_progress(const tdx_rep_opt *o, tdx_buf *b)
+{
+    if (!o->have_baseline || o->base_fraction < 0 || o->nrounds == 0)
+        return TDX_ERR_ARG;
+    double fr[257];
+    size_t n = 0;
+    fr[n++] = o->base_fraction;
+    double top = dmax(o->target_fraction, o->base_fraction);
+    for (size_t i = 0; i < o->nrounds && n < 257; i++) {
+        const tdx_rep_round *r = &o->rounds[i];
+        fr[n] = r->kept_index && r->keep_fraction >= 0 ? r->keep_fraction : fr[n - 1];
+        top = dmax(top, fr[n]);
+        n++;
+    }
+    if (!isfinite(top) || top > 100)
+        return TDX_ERR_ARG;
+    /* a linear axis from 0 to the next 20% step above everything */
+    double ymax = ceil(top * 5 + 1e-9) / 5;
+    if (ymax < 0.2)
+        ymax = 0.2;
+    double x0 = PL, x1 = PW - PR, y0 = PH - PB, y1 = PT;
+    double dx = (x1 - x0) / (double)(n > 1 ? n - 1 : 1);
+#define PY(f) (y0 - (f) / ymax * (y0 - y1))
+    TRY(tdx_buf_printf(b,
+                       "<svg id=\"progress\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+                       "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+                       "aria-label=\"fraction of the roofline after each round\">\n%s"
+                       "<rect class=\"bg\" width=\"%d\" height=\"%d\"/>\n",
+                       PW, PH, PW, PH, chart_css, PW, PH));
+    for (int k = 0; k <= 5; k++) {
+        double f = ymax * k / 5, y = PY(f);
+        TRY(tdx_buf_printf(b,
+                           "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                           "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n",
+                           x0, y, x1, y, x0 - 6, y + 4, 100 * f));
+    }
+    for (size_t i = 0; i < n; i++) {
+        char t[24];
+        snprintf(t, sizeof t, i ? "%zu" : "start", i);
+        TRY(tdx_buf_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                           x0 + dx * (double)i, y0 + 16, t));
+    }
+    TRY(tdx_buf_printf(b, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+                       x0, y1, x1 - x0, y0 - y1));
+    if (o->target_fraction > 0)
+        TRY(tdx_buf_printf(b,
+                           "<line id=\"target\" class=\"ceil-other\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\"/><text class=\"ceil-label\" x=\"%.1f\" y=\"%.1f\">target %.0f%%</text>\n",
+                           x0, PY(o->target_fraction), x1, PY(o->target_fraction), x1 + 4,
+                           PY(o->target_fraction) + 4, 100 * o->target_fraction));
+    TRY(tdx_buf_adds(b, "<polyline class=\"roof\" points=\""));
+    for (size_t i = 0; i < n; i++)
+        TRY(tdx_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", x0 + dx * (double)i, PY(fr[i])));
+    TRY(tdx_buf_adds(b, "\"/>\n"));
+    for (size_t i = 0; i < n; i++) {
+        const char *id = i == 0 ? "initial" : i + 1 == n ? "final" : "kept";
+        TRY(tdx_buf_printf(b, "<circle class=\"pt pt-%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" data-round=\"%zu\" "
+                              "data-fraction=\"%.4g\"><title>%s%zu: %.0f%% of the roofline</title></circle>\n",
+                           id, x0 + dx * (double)i, PY(fr[i]), i == 0 || i + 1 == n ? 5 : 3, i, fr[i],
+                           i ? "after round " : "start ", i, 100 * fr[i]));
+    }
+    TRY(tdx_buf_printf(b, "<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">round</text>\n"
+                          "<text class=\"axis\" transform=\"translate(16 %.1f) rotate(-90)\" "
+                          "text-anchor=\"middle\">best kernel, %% of roofline</text>\n</svg>\n",
+                       (x0 + x1) / 2, PH - 8, (y0 + y1) / 2));
+#undef PY
+    return TDX_OK;
+}
+
 static int row_ran(const tdx_bench_row *w)
 {
     return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;

@@ -187,7 +187,8 @@ def check_optimize(d, page, shots):
                 rounds: document.querySelectorAll('section.round').length,
                 adds: document.querySelectorAll('pre.diff .add').length,
                 dels: document.querySelectorAll('pre.diff .del').length,
-                decided: document.querySelectorAll('.finding.decided').length};
+                decided: document.querySelectorAll('.finding.decided').length,
+                progress: [...document.querySelectorAll('#progress circle')].map(c => +c.getAttribute('data-fraction'))};
     """)
     if not (pts["svg"] and pts["roof"]):
         fail(f"optimize report: no roofline SVG with its roof: {pts}")
@@ -204,6 +205,8 @@ def check_optimize(d, page, shots):
         fail(f"optimize report: point labels missing: {pts['labels']}")
     if pts["rounds"] != 2 or pts["adds"] < 1 or pts["dels"] < 1 or pts["decided"] != 2:
         fail(f"optimize report: rounds, coloured diff or decided findings missing: {pts}")
+    if pts["progress"] != [0.32, 0.4, 0.4]:
+        fail(f"optimize report: progress chart points {pts['progress']}")
     screenshot(d, shots / "report-optimize.png", 1500)
     print("optimize report: roofline points", pts["initial"][:4], pts["final"][:4])
 

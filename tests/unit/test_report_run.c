@@ -247,6 +247,27 @@ static void test_roofline_svg(void **s)
     tdx_rep_run_free(m);
 }
 
+/* The progress chart: the best fraction after each round and the target. */
+static void test_progress_svg(void **s)
+{
+    (void)s;
+    tdx_rep_model *m = load_ok(RUN_OPT);
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_rep_svg_progress(&m->opt, &b), TDX_OK);
+    const char *svg = tdx_buf_str(&b);
+    assert_non_null(strstr(svg, "data-round=\"0\" data-fraction=\"0.32\""));
+    assert_non_null(strstr(svg, "data-round=\"1\" data-fraction=\"0.4\""));
+    /* round 2 kept nothing: the best stays where it was */
+    assert_non_null(strstr(svg, "data-round=\"2\" data-fraction=\"0.4\""));
+    assert_non_null(strstr(svg, ">target 85%</text>"));
+    tdx_buf_free(&b);
+    m->opt.base_fraction = -1; /* nothing recorded: nothing drawn */
+    assert_int_equal(tdx_rep_svg_progress(&m->opt, &b), TDX_ERR_ARG);
+    tdx_buf_free(&b);
+    tdx_rep_run_free(m);
+}
+
 static size_t count(const char *s, const char *needle)
 {
     size_t n = 0;
@@ -569,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_roofline_svg),
         cmocka_unit_test(test_speedups_svg),
+        cmocka_unit_test(test_progress_svg),
         cmocka_unit_test(test_chart_files),
         cmocka_unit_test(test_html_escape),
         cmocka_unit_test(test_md_escape),
