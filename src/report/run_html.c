@@ -43,7 +43,8 @@ static const char css[] =
     "pre.evidence .before{background:#fff1f0;display:inline-block;min-width:100%}pre.evidence .after{background:#effaf1;"
     "display:inline-block;min-width:100%}pre.evidence .sec{font-weight:600;display:inline-block;min-width:100%}\n"
     /* the charts carry their own styles (they are also written as files) */
-    ".chart{display:block;margin:8px 0;max-width:100%;height:auto}\n";
+    ".chart{display:block;margin:8px 0;max-width:100%;height:auto}\n"
+    "details.cand-diff{margin:4px 0}details.cand-diff summary{cursor:pointer;color:#3d4753}\n";
 
 static tdx_status esc(tdx_buf *b, const char *s) { return tdx_rep_html_esc(b, s); }
 
@@ -396,6 +397,21 @@ static tdx_status round_html(const tdx_rep_round *r, tdx_buf *b)
                            r->keep_speedup, p));
         if (c->diff && c->diff[0])
             TRY(pre_lines(b, "diff", c->diff, 1));
+    }
+    /* what the others changed, folded away (no script: <details>) */
+    for (size_t i = 0; i < r->ncands; i++) {
+        const tdx_rep_cand *c = &r->cands[i];
+        if (c->kept || !c->diff || !c->diff[0])
+            continue;
+        TRY(tdx_buf_printf(b, "<details class=\"cand-diff\"><summary>candidate %d (", c->index));
+        TRY(esc(b, c->family ? c->family : "?"));
+        TRY(tdx_buf_adds(b, ", "));
+        TRY(esc(b, tdx_rep__verdict_word(c)));
+        TRY(tdx_buf_adds(b, "): "));
+        TRY(esc(b, c->summary ? c->summary : ""));
+        TRY(tdx_buf_adds(b, "</summary>\n"));
+        TRY(pre_lines(b, "diff", c->diff, 1));
+        TRY(tdx_buf_adds(b, "</details>\n"));
     }
     tdx_rep_cost cost;
     tdx_rep__round_cost(r, &cost);

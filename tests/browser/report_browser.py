@@ -185,7 +185,8 @@ def check_optimize(d, page, shots):
                 initial: pt('initial'), final: pt('final'),
                 labels: [...document.querySelectorAll('#roofline .pt-label')].map(t => t.textContent),
                 rounds: document.querySelectorAll('section.round').length,
-                adds: document.querySelectorAll('pre.diff .add').length,
+                adds: document.querySelectorAll('section.round > pre.diff .add').length,
+                folded: document.querySelectorAll('details.cand-diff').length,
                 dels: document.querySelectorAll('pre.diff .del').length,
                 decided: document.querySelectorAll('.finding.decided').length,
                 progress: [...document.querySelectorAll('#progress circle')].map(c => +c.getAttribute('data-fraction'))};
@@ -203,6 +204,8 @@ def check_optimize(d, page, shots):
         fail("optimize report: the final point is not above the initial one")
     if not any(t.startswith("initial") for t in pts["labels"]) or not any(t.startswith("final") for t in pts["labels"]):
         fail(f"optimize report: point labels missing: {pts['labels']}")
+    if pts["folded"] != 6:
+        fail(f"optimize report: {pts['folded']} folded diffs of the 6 candidates not kept")
     if pts["rounds"] != 2 or pts["adds"] < 1 or pts["dels"] < 1 or pts["decided"] != 2:
         fail(f"optimize report: rounds, coloured diff or decided findings missing: {pts}")
     if pts["progress"] != [0.32, 0.4, 0.4]:
