@@ -46,8 +46,10 @@ static const char css[] =
     ".chart{display:block;margin:8px 0;max-width:100%;height:auto}\n"
     "details.cand-diff{margin:4px 0}details.cand-diff summary{cursor:pointer;color:#3d4753}\n";
 
+// Text from the run, escaped for the page.
 static tdx_status esc(tdx_buf *b, const char *s) { return tdx_rep_html_esc(b, s); }
 
+// The document head: charset, the policy that allows no fetch, the styles.
 static tdx_status head(tdx_buf *b, const char *title)
 {
     TRY(tdx_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -60,6 +62,7 @@ static tdx_status head(tdx_buf *b, const char *title)
     return TDX_OK;
 }
 
+// What is missing or cut short, one box each.
 static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
 {
     for (size_t i = 0; i < m->nnotes; i++) {
@@ -70,6 +73,7 @@ static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
     return TDX_OK;
 }
 
+// What diagnosis cost: seconds, compiles, GPU runs, LLM tokens.
 static tdx_status cost_text(tdx_buf *b, const tdx_rep_cost *c)
 {
     return tdx_buf_printf(b, "%.3g s, %ld compile%s, %ld GPU run%s, %ld LLM token%s", c->seconds,
@@ -115,6 +119,7 @@ static tdx_status pre_lines(tdx_buf *b, const char *cls, const char *s, int diff
     return tdx_buf_adds(b, "</pre>\n");
 }
 
+// The run at a glance: time, roofline, rounds, deciding levels, stop, cost.
 static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
 {
     char a[64], c[64], p1[16], p2[16];
@@ -165,6 +170,7 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n</section>\n");
 }
 
+// The progress chart, when the journal recorded fractions.
 static tdx_status progress(const tdx_rep_opt *o, tdx_buf *b)
 {
     tdx_buf svg;
@@ -179,6 +185,7 @@ static tdx_status progress(const tdx_rep_opt *o, tdx_buf *b)
     return st;
 }
 
+// The ceilings, the roofline chart and its points (or why there is none).
 static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
@@ -233,6 +240,7 @@ static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n</section>\n");
 }
 
+// One finding: rule, level, place, message, why, family, facts, evidence.
 static tdx_status finding(const tdx_rep_finding *f, int deciding, tdx_buf *b)
 {
     int lv = f->level >= 0 && f->level <= 3 ? f->level : 0;
@@ -287,6 +295,7 @@ static tdx_status finding(const tdx_rep_finding *f, int deciding, tdx_buf *b)
     return tdx_buf_adds(b, "</div>\n");
 }
 
+// What each level did in the round and what it cost.
 static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "<table class=\"levels\">\n<tr><th>level</th><th>state</th><th>seconds</th>"
@@ -307,6 +316,7 @@ static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n");
 }
 
+// The round's candidates: verdict, timing against the best, reason.
 static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "<table class=\"cands\">\n<tr><th>#</th><th>family</th><th>origin</th><th>change</th>"
@@ -352,6 +362,7 @@ static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n");
 }
 
+// One round: the decision, findings, levels, candidates, the kept diff, cost.
 static tdx_status round_html(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_printf(b, "<section class=\"round\" id=\"round-%d\">\n<h2>Round %d</h2>\n", r->round, r->round));
@@ -421,6 +432,7 @@ static tdx_status round_html(const tdx_rep_round *r, tdx_buf *b)
     return TDX_OK;
 }
 
+// The page of an optimize run.
 static tdx_status optimize_html(const tdx_rep_model *m, tdx_buf *b)
 {
     const tdx_rep_opt *o = &m->opt;
@@ -448,11 +460,13 @@ static tdx_status optimize_html(const tdx_rep_model *m, tdx_buf *b)
 
 /* ---- bench runs ------------------------------------------------------------ */
 
+// A row that ran to the end and has both times.
 static int row_ran(const tdx_bench_row *w)
 {
     return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
 }
 
+// A time cell.
 static tdx_status td_time(tdx_buf *b, double s)
 {
     char t[32];
@@ -460,6 +474,7 @@ static tdx_status td_time(tdx_buf *b, double s)
     return tdx_buf_printf(b, "<td class=\"num\">%s</td>", t);
 }
 
+// A percentage cell.
 static tdx_status td_pct(tdx_buf *b, double f)
 {
     char p[16];
@@ -467,6 +482,7 @@ static tdx_status td_pct(tdx_buf *b, double f)
     return tdx_buf_printf(b, "<td class=\"num\">%s</td>", p);
 }
 
+// One row per task of a results file.
 static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "<table id=\"results\">\n<tr><th>task</th><th>initial</th><th>final</th><th>speedup</th>"
@@ -501,6 +517,7 @@ static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n");
 }
 
+// The summary the paper reports, and what it lacks.
 static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
 {
     TRY(tdx_buf_printf(b, "<table id=\"summary-table\" class=\"kv\">\n<tr><th>tasks run / total</th><td>%zu / %zu</td></tr>\n",
@@ -521,6 +538,7 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
     return tdx_buf_printf(b, "<tr><th>wall time of all runs</th><td>%.0f s</td></tr>\n</table>\n", s->seconds);
 }
 
+// One row per results file: how deep diagnosis went, and what that bought.
 static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "<section id=\"ablation\">\n<h2>Ablation over the deepest diagnosis level</h2>\n"
@@ -550,6 +568,7 @@ static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n</section>\n");
 }
 
+// The page of a bench run.
 static tdx_status bench_html(const tdx_rep_model *m, tdx_buf *b)
 {
     const tdx_rep_bench *bn = &m->bench;
@@ -592,6 +611,7 @@ static tdx_status bench_html(const tdx_rep_model *m, tdx_buf *b)
     return tdx_buf_adds(b, "</body>\n</html>\n");
 }
 
+// The page of either kind of run.
 tdx_status tdx_rep_run_html(const tdx_rep_model *m, tdx_buf *out)
 {
     return m->kind == TDX_REP_OPTIMIZE ? optimize_html(m, out) : bench_html(m, out);

@@ -18,6 +18,7 @@ static void set_num(json_t *o, const char *k, double v, double min)
     json_object_set_new(o, k, v >= min ? json_real(v) : json_null());
 }
 
+// A level's (or a round's) cost.
 static json_t *cost_json(const tdx_rep_cost *c)
 {
     json_t *o = json_object();
@@ -32,6 +33,7 @@ static json_t *cost_json(const tdx_rep_cost *c)
     return o;
 }
 
+// A finding as the journal recorded it.
 static json_t *finding_json(const tdx_rep_finding *f)
 {
     json_t *o = json_object();
@@ -53,6 +55,7 @@ static json_t *finding_json(const tdx_rep_finding *f)
     return o;
 }
 
+// A candidate with its verdict and timing.
 static json_t *cand_json(const tdx_rep_cand *c)
 {
     json_t *o = json_object();
@@ -79,6 +82,7 @@ static json_t *cand_json(const tdx_rep_cand *c)
     return o;
 }
 
+// A round: decision, findings, levels, candidates, what was kept, cost.
 static json_t *round_json(const tdx_rep_round *r)
 {
     json_t *o = json_object();
@@ -116,6 +120,7 @@ static json_t *round_json(const tdx_rep_round *r)
     return o;
 }
 
+// The ceilings, the work and the points of the roofline.
 static json_t *roof_json(const tdx_rep_opt *op)
 {
     const tdx_rep_roof *r = &op->roof;
@@ -152,6 +157,7 @@ static json_t *roof_json(const tdx_rep_opt *op)
     return o;
 }
 
+// An optimize run.
 static json_t *optimize_json(const tdx_rep_model *m)
 {
     const tdx_rep_opt *op = &m->opt;
@@ -189,6 +195,7 @@ static json_t *optimize_json(const tdx_rep_model *m)
     return o;
 }
 
+// A bench run: every results file.
 static json_t *bench_json(const tdx_rep_model *m)
 {
     const tdx_rep_bench *b = &m->bench;
@@ -223,6 +230,7 @@ static json_t *bench_json(const tdx_rep_model *m)
     return o;
 }
 
+// The model as one JSON document.
 tdx_status tdx_rep_run_json(const tdx_rep_model *m, tdx_buf *out)
 {
     json_t *doc = json_object();

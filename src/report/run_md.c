@@ -15,6 +15,7 @@
             return st_;         \
     } while (0)
 
+// What is missing or cut short, as block quotes.
 static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
 {
     for (size_t i = 0; i < m->nnotes; i++) {
@@ -25,6 +26,7 @@ static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
     return m->nnotes ? tdx_buf_adds(b, "\n") : TDX_OK;
 }
 
+// What diagnosis cost: seconds, compiles, GPU runs, LLM tokens.
 static tdx_status cost_text(tdx_buf *b, const tdx_rep_cost *c)
 {
     return tdx_buf_printf(b, "%.3g s, %ld compile%s, %ld GPU run%s, %ld LLM token%s", c->seconds,
@@ -32,6 +34,7 @@ static tdx_status cost_text(tdx_buf *b, const tdx_rep_cost *c)
                           c->gpu_runs == 1 ? "" : "s", c->tokens, c->tokens == 1 ? "" : "s");
 }
 
+// The run at a glance: time, roofline, rounds, deciding levels, stop, cost.
 static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
 {
     char a[64], c[64], p1[16], p2[16];
@@ -78,6 +81,7 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
+// The ceilings, the chart file and the points table (or why there is none).
 static tdx_status roofline(const tdx_rep_opt *o, int chart, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
@@ -121,6 +125,7 @@ static tdx_status roofline(const tdx_rep_opt *o, int chart, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
+// One finding as a list item, its evidence fenced.
 static tdx_status finding(const tdx_rep_finding *f, int deciding, tdx_buf *b)
 {
     TRY(tdx_buf_printf(b, "- **F%d** `%s` level %d", f->id, f->rule ? f->rule : "?", f->level));
@@ -178,6 +183,7 @@ static tdx_status finding(const tdx_rep_finding *f, int deciding, tdx_buf *b)
     return TDX_OK;
 }
 
+// What each level did in the round and what it cost.
 static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "| level | state | seconds | compiles | GPU runs | LLM tokens | note |\n"
@@ -196,6 +202,7 @@ static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
+// The round's candidates: verdict, timing against the best, reason.
 static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "| # | family | origin | change | cites | verdict | candidate | best so far | "
@@ -229,6 +236,7 @@ static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
+// One round: the decision, findings, levels, candidates, the kept diff, cost.
 static tdx_status round_md(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_printf(b, "## Round %d\n\n", r->round));
@@ -282,6 +290,7 @@ static tdx_status round_md(const tdx_rep_round *r, tdx_buf *b)
     return TDX_OK;
 }
 
+// The report of an optimize run.
 static tdx_status optimize_md(const tdx_rep_model *m, tdx_buf *b)
 {
     const tdx_rep_opt *o = &m->opt;
@@ -305,6 +314,7 @@ static tdx_status optimize_md(const tdx_rep_model *m, tdx_buf *b)
 
 /* ---- bench runs ------------------------------------------------------------ */
 
+// One row per results file: how deep diagnosis went, and what that bought.
 static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "## Ablation over the deepest diagnosis level\n\n"
@@ -331,6 +341,7 @@ static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
+// A time cell.
 static tdx_status cell_time(tdx_buf *b, double s)
 {
     char t[32];
@@ -338,6 +349,7 @@ static tdx_status cell_time(tdx_buf *b, double s)
     return tdx_buf_printf(b, " %s |", t);
 }
 
+// A percentage cell.
 static tdx_status cell_pct(tdx_buf *b, double f)
 {
     char p[16];
@@ -345,11 +357,13 @@ static tdx_status cell_pct(tdx_buf *b, double f)
     return tdx_buf_printf(b, " %s |", p);
 }
 
+// A row that ran to the end and has both times.
 static int row_ran(const tdx_bench_row *w)
 {
     return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
 }
 
+// One row per task of a results file, every string escaped.
 static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "| task | initial | final | speedup | roofline before | roofline after | "
@@ -381,6 +395,7 @@ static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
+// The summary the paper reports, and what it lacks.
 static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
 {
     TRY(tdx_buf_printf(b, "| | |\n|---|---|\n| tasks run / total | %zu / %zu |\n", s->ok, s->tasks));
@@ -398,6 +413,7 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
     return tdx_buf_printf(b, "| wall time of all runs | %.0f s |\n\n", s->seconds);
 }
 
+// The report of a bench run.
 static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
 {
     const tdx_rep_bench *bn = &m->bench;
@@ -427,6 +443,7 @@ static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
     return TDX_OK;
 }
 
+// The report of either kind of run.
 tdx_status tdx_rep_run_md(const tdx_rep_model *m, tdx_buf *out)
 {
     return m->kind == TDX_REP_OPTIMIZE ? optimize_md(m, out) : bench_md(m, out);

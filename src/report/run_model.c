@@ -17,29 +17,34 @@
 
 const char *const tdx_rep_mm_names[4] = {"fp16", "bf16", "tf32", "fp32"};
 
+// A number member, or def.
 static double num(json_t *o, const char *k, double def)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
+// An integral number member, or def.
 static long inum(json_t *o, const char *k, long def)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? (long)json_number_value(v) : def;
 }
 
+// A string member, or NULL.
 static const char *str(json_t *o, const char *k)
 {
     return json_string_value(json_object_get(o, k));
 }
 
+// A regular file at path.
 static int is_file(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+// Add a line to what the report says is missing or partial.
 static void note(tdx_rep_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(tdx_rep_model *m, const char *fmt, ...)
 {
@@ -66,6 +71,7 @@ static void keep_json(tdx_rep_model *m, json_t *doc)
 
 /* ---- optimize runs -------------------------------------------------------- */
 
+// A finding of a round entry.
 static void read_finding(tdx_rep_model *m, json_t *j, tdx_rep_finding *f)
 {
     f->id = (int)inum(j, "id", 0);
@@ -95,6 +101,7 @@ static void read_finding(tdx_rep_model *m, json_t *j, tdx_rep_finding *f)
     }
 }
 
+// A round entry: its findings and what each level did.
 static void read_round(tdx_rep_model *m, json_t *e, tdx_rep_round *r)
 {
     json_t *fs = json_object_get(e, "findings");
@@ -123,6 +130,7 @@ static void read_round(tdx_rep_model *m, json_t *e, tdx_rep_round *r)
     }
 }
 
+// A candidate entry.
 static void read_cand(json_t *e, tdx_rep_cand *c)
 {
     memset(c, 0, sizeof *c);
@@ -159,6 +167,7 @@ static const char *dtype_from_message(const char *msg)
     return NULL;
 }
 
+// The value of a finding's fact, or NULL.
 static const char *fact(const tdx_rep_finding *f, const char *key)
 {
     for (size_t i = 0; i < f->nfacts; i++)
@@ -167,6 +176,7 @@ static const char *fact(const tdx_rep_finding *f, const char *key)
     return NULL;
 }
 
+// The ceilings from a `ceilings` reply (copy bandwidth is required).
 static void read_ceilings(tdx_rep_roof *roof, json_t *doc)
 {
     tdx_prof_ceilings c;
@@ -261,6 +271,7 @@ static int max_round(json_t *entries)
     return mx;
 }
 
+// The journal of an optimize run, entry by entry.
 static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_rep_load_opts *o,
                                 tdx_diags *diags)
 {
@@ -387,6 +398,7 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
 
 /* ---- bench runs ------------------------------------------------------------ */
 
+// One results file of a bench run, with its summary and totals.
 static tdx_status load_results(tdx_rep_model *m, const char *path, const char *name,
                                tdx_rep_results *set, tdx_diags *diags)
 {
@@ -416,11 +428,13 @@ static tdx_status load_results(tdx_rep_model *m, const char *path, const char *n
     return TDX_OK;
 }
 
+// qsort: names in byte order.
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+// qsort: results by max level, then folder name.
 static int cmp_set(const void *a, const void *b)
 {
     const tdx_rep_results *x = a, *y = b;
@@ -458,6 +472,7 @@ static size_t results_dirs(const char *dir, char ***names)
     return n;
 }
 
+// Every results file of a bench run; pick the one the table shows.
 static tdx_status load_bench(tdx_rep_model *m, int have_top, char **subs, size_t nsubs,
                              tdx_diags *diags)
 {
@@ -489,6 +504,7 @@ static tdx_status load_bench(tdx_rep_model *m, int have_top, char **subs, size_t
 
 /* ---- entry points ---------------------------------------------------------- */
 
+// Decide the kind of run from what the directory holds, and read it.
 tdx_status tdx_rep_run_load(const char *dir, const tdx_rep_load_opts *o, tdx_rep_model **out,
                             tdx_diags *diags)
 {
@@ -539,6 +555,7 @@ tdx_status tdx_rep_run_load(const char *dir, const tdx_rep_load_opts *o, tdx_rep
     return TDX_OK;
 }
 
+// Release the model and everything it borrowed strings from.
 void tdx_rep_run_free(tdx_rep_model *m)
 {
     if (!m)

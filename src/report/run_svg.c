@@ -31,6 +31,7 @@ static const char chart_css[] =
 
 enum { RW = 760, RH = 440, RL = 64, RR = 56, RT = 18, RB = 56 };
 
+// The smaller and the larger of two numbers.
 static double dmin(double a, double b) { return a < b ? a : b; }
 static double dmax(double a, double b) { return a > b ? a : b; }
 
@@ -58,6 +59,7 @@ static tdx_status grid(tdx_buf *b, const tdx_rep_logscale *s, int is_x, double o
     return TDX_OK;
 }
 
+// The roofline chart of an optimize run.
 tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
@@ -248,6 +250,7 @@ tdx_status tdx_rep_svg_progress(const tdx_rep_opt *o, tdx_buf *b)
     return TDX_OK;
 }
 
+// A row that ran to the end and has both times.
 static int row_ran(const tdx_bench_row *w)
 {
     return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
@@ -255,6 +258,7 @@ static int row_ran(const tdx_bench_row *w)
 
 enum { BW = 680, BL = 200, BR = 70, BT = 10, BB = 44, BAR = 24 };
 
+// The speedup bars of a bench run.
 tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
 {
     double lo = 1, hi = 1;
@@ -320,6 +324,7 @@ tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
     return TDX_OK;
 }
 
+// The run's chart as a standalone file.
 tdx_status tdx_rep_run_chart(const tdx_rep_model *m, tdx_buf *out, const char **name)
 {
     *name = NULL;

@@ -13,6 +13,7 @@
             return st_;         \
     } while (0)
 
+// The file name of a path.
 const char *tdx_rep__base(const char *p)
 {
     if (!p)
@@ -21,6 +22,7 @@ const char *tdx_rep__base(const char *p)
     return s ? s + 1 : p;
 }
 
+// A round's cost over its levels and candidates.
 void tdx_rep__round_cost(const tdx_rep_round *r, tdx_rep_cost *sum)
 {
     memset(sum, 0, sizeof *sum);
@@ -34,6 +36,7 @@ void tdx_rep__round_cost(const tdx_rep_round *r, tdx_rep_cost *sum)
         sum->tokens += r->cands[i].tokens;
 }
 
+// The run's cost over its rounds.
 void tdx_rep__run_cost(const tdx_rep_opt *o, tdx_rep_cost *sum)
 {
     memset(sum, 0, sizeof *sum);
@@ -47,6 +50,7 @@ void tdx_rep__run_cost(const tdx_rep_opt *o, tdx_rep_cost *sum)
     }
 }
 
+// Median ± IQR.
 void tdx_rep__fmt_mi(char *out, size_t n, double median, double iqr)
 {
     char a[32], b[32];
@@ -59,6 +63,7 @@ void tdx_rep__fmt_mi(char *out, size_t n, double median, double iqr)
     }
 }
 
+// A fraction as a percentage.
 void tdx_rep__fmt_pct(char *out, size_t n, double f)
 {
     if (f < 0)
@@ -69,6 +74,7 @@ void tdx_rep__fmt_pct(char *out, size_t n, double f)
         snprintf(out, n, "%.0f%%", 100 * f);
 }
 
+// A round's finding by id.
 const tdx_rep_finding *tdx_rep__finding(const tdx_rep_round *r, int id)
 {
     for (size_t i = 0; i < r->nfindings; i++)
@@ -77,6 +83,7 @@ const tdx_rep_finding *tdx_rep__finding(const tdx_rep_round *r, int id)
     return NULL;
 }
 
+// The compute roof and its dtype.
 double tdx_rep__peak(const tdx_rep_roof *roof, const char **name)
 {
     double best = 0;
@@ -97,12 +104,14 @@ double tdx_rep__peak(const tdx_rep_roof *roof, const char **name)
     return best;
 }
 
+// The roof at an intensity.
 double tdx_rep__roof_at(const tdx_rep_roof *roof, double intensity)
 {
     double mem = intensity * roof->copy_bw, peak = tdx_rep__peak(roof, NULL);
     return peak > 0 && peak < mem ? peak : mem;
 }
 
+// The kernel states to place on the charts.
 size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
 {
     size_t n = 0;
@@ -139,11 +148,13 @@ size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
     return n;
 }
 
+// Initial over final time.
 double tdx_rep__speedup(const tdx_rep_opt *o)
 {
     return o->initial_s > 0 && o->final_s > 0 ? o->initial_s / o->final_s : 0;
 }
 
+// The verdict as the tables show it.
 const char *tdx_rep__verdict_word(const tdx_rep_cand *c)
 {
     if (c->kept)
@@ -151,6 +162,7 @@ const char *tdx_rep__verdict_word(const tdx_rep_cand *c)
     return c->verdict ? c->verdict : "?";
 }
 
+// The work and the roof in one sentence.
 tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *r, tdx_buf *b)
 {
     char a[48];

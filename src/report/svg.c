@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+// Round a value range out to whole decades.
 int tdx_rep_log_range(double vmin, double vmax, double *lo, double *hi)
 {
     if (!(vmin > 0) || !(vmax >= vmin) || !isfinite(vmin) || !isfinite(vmax))
@@ -18,12 +19,14 @@ int tdx_rep_log_range(double vmin, double vmax, double *lo, double *hi)
     return 0;
 }
 
+// A value onto its pixel on a log axis.
 double tdx_rep_log_map(const tdx_rep_logscale *s, double v)
 {
     double t = (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
     return s->px0 + t * (s->px1 - s->px0);
 }
 
+// The decades of an axis, thinned to fit.
 size_t tdx_rep_log_ticks(double lo, double hi, double *ticks, size_t max)
 {
     if (!(lo > 0) || !(hi >= lo) || max == 0)
@@ -37,6 +40,7 @@ size_t tdx_rep_log_ticks(double lo, double hi, double *ticks, size_t max)
     return n;
 }
 
+// Escape n bytes for HTML text or a quoted attribute.
 tdx_status tdx_rep_html_escn(tdx_buf *out, const char *s, size_t n)
 {
     tdx_status st = TDX_OK;
@@ -65,11 +69,13 @@ tdx_status tdx_rep_html_escn(tdx_buf *out, const char *s, size_t n)
     return st;
 }
 
+// Escape a string for HTML text or a quoted attribute.
 tdx_status tdx_rep_html_esc(tdx_buf *out, const char *s)
 {
     return s ? tdx_rep_html_escn(out, s, strlen(s)) : TDX_OK;
 }
 
+// Escape a string as Markdown inline text.
 tdx_status tdx_rep_md_text(tdx_buf *out, const char *s)
 {
     tdx_status st = TDX_OK;
@@ -96,6 +102,7 @@ static size_t max_ticks(const char *s)
     return best;
 }
 
+// n copies of c.
 static tdx_status fence(tdx_buf *out, char c, size_t n)
 {
     tdx_status st = TDX_OK;
@@ -104,6 +111,7 @@ static tdx_status fence(tdx_buf *out, char c, size_t n)
     return st;
 }
 
+// A string as a Markdown code span.
 tdx_status tdx_rep_md_code(tdx_buf *out, const char *s)
 {
     size_t n = max_ticks(s) + 1;
@@ -118,6 +126,7 @@ tdx_status tdx_rep_md_code(tdx_buf *out, const char *s)
     return st ? st : fence(out, '`', n);
 }
 
+// A string as a fenced Markdown code block.
 tdx_status tdx_rep_md_block(tdx_buf *out, const char *info, const char *s)
 {
     size_t n = max_ticks(s) + 1;
@@ -135,6 +144,7 @@ tdx_status tdx_rep_md_block(tdx_buf *out, const char *info, const char *s)
     return st ? st : tdx_buf_addc(out, '\n');
 }
 
+// A duration with a unit.
 void tdx_rep_fmt_time(char *out, size_t n, double s)
 {
     if (!(s > 0))
@@ -149,6 +159,7 @@ void tdx_rep_fmt_time(char *out, size_t n, double s)
         snprintf(out, n, "%.3g ns", s * 1e9);
 }
 
+// A rate with an SI prefix.
 void tdx_rep_fmt_rate(char *out, size_t n, double v, const char *unit)
 {
     static const char *pre[] = {"", "K", "M", "G", "T", "P", "E"};
@@ -160,6 +171,7 @@ void tdx_rep_fmt_rate(char *out, size_t n, double v, const char *unit)
     snprintf(out, n, "%.3g %s%s", v, pre[i], unit);
 }
 
+// A power of ten as an axis label.
 void tdx_rep_fmt_tick(char *out, size_t n, double v)
 {
     static const char *pre[] = {"", "K", "M", "G", "T", "P", "E"};
