@@ -45,6 +45,98 @@ static int emit(const char *dir, const char *name, const tdx_buf *b, int to_stdo
     return TDX_EXIT_OK;
 }
 
+// Render the formats asked for (and the Markdown's chart file) into dir.
+static int write_all(tdx_rep_model *m, const char *dir, int md, int html, int json, int to_stdout)
+{
+    int rc = TDX_EXIT_OK;
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    /* Markdown shows the chart as an image file written next to it */
+    if (md && !to_stdout) {
+        const char *name;
+        if (tdx_rep_run_chart(m, &b, &name) == TDX_OK) {
+            m->chart_file = 1;
+            rc = emit(dir, name, &b, 0);
+        }
+    }
+    struct {
+        int on;
+        const char *name;
+        tdx_status (*render)(const tdx_rep_model *, tdx_buf *);
+    } fmts[] = {{md, "report.md", tdx_rep_run_md},
+                {html, "report.html", tdx_rep_run_html},
+                {json, "report.json", tdx_rep_run_json}};
+    for (size_t k = 0; k < 3 && rc == TDX_EXIT_OK; k++) {
+        if (!fmts[k].on)
+            continue;
+        tdx_buf_reset(&b);
+        tdx_status st = fmts[k].render(m, &b);
+        if (st) {
+            tdx_cli_error("cannot render %s: %s", fmts[k].name, tdx_status_str(st));
+            rc = TDX_EXIT_FAILED;
+        } else {
+            rc = emit(dir, fmts[k].name, &b, to_stdout);
+        }
+    }
+    tdx_buf_free(&b);
+    return rc;
+}
+
+// mkdir -p for the folders under out that a task's report goes to.
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int bad = mkdir(path, 0755) != 0 && errno != EEXIST;
+        *p = '/';
+        if (bad)
+            return -1;
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+// A bench run: each task's optimize run gets its own report, which the
+// bench report links to; a task run that cannot be read is not linked.
+static int task_reports(tdx_rep_model *m, const char *dir, const char *out, int md, int html, int json,
+                        const char *ceilings)
+{
+    /* the tasks ran on one device: the bench folder's ceilings hold for each */
+    char top[4200];
+    struct stat sb;
+    snprintf(top, sizeof top, "%.4000s/ceilings.json", dir);
+    tdx_rep_load_opts lo = {ceilings ? ceilings : stat(top, &sb) == 0 ? top : NULL};
+    for (size_t k = 0; k < m->bench.nsets; k++) {
+        tdx_rep_results *s = &m->bench.sets[k];
+        for (size_t i = 0; s->run_dirs && i < s->rows.len; i++) {
+            if (!s->run_dirs[i])
+                continue;
+            char src[4400], dst[4400];
+            snprintf(src, sizeof src, "%.2000s/%.2000s", dir, s->run_dirs[i]);
+            snprintf(dst, sizeof dst, "%.2000s/%.2000s", out, s->run_dirs[i]);
+            tdx_diags d;
+            tdx_diags_init(&d);
+            tdx_rep_model *t = NULL;
+            if (tdx_rep_run_load(src, &lo, &t, &d) != TDX_OK || make_dirs(dst) != 0) {
+                fprintf(stderr, "tritondx: warning: %s: no report for this task's run\n", src);
+                s->run_dirs[i] = NULL;
+            } else {
+                int rc = write_all(t, dst, md, html, json, 0);
+                if (rc != TDX_EXIT_OK) {
+                    tdx_rep_run_free(t);
+                    tdx_diags_free(&d);
+                    return rc;
+                }
+            }
+            tdx_rep_run_free(t);
+            tdx_diags_free(&d);
+        }
+    }
+    m->task_links = 1;
+    return TDX_EXIT_OK;
+}
+
 // Load the run, render the formats asked for, write them.
 int tdx_cmd_report(int argc, char **argv)
 {
@@ -114,36 +206,10 @@ int tdx_cmd_report(int argc, char **argv)
         return TDX_EXIT_FAILED;
     }
     int rc = TDX_EXIT_OK;
-    tdx_buf b;
-    tdx_buf_init(&b, 0);
-    /* Markdown shows the chart as an image file written next to it */
-    if (md && !to_stdout) {
-        const char *name;
-        if (tdx_rep_run_chart(m, &b, &name) == TDX_OK) {
-            m->chart_file = 1;
-            rc = emit(out, name, &b, 0);
-        }
-    }
-    struct {
-        int on;
-        const char *name;
-        tdx_status (*render)(const tdx_rep_model *, tdx_buf *);
-    } fmts[] = {{md, "report.md", tdx_rep_run_md},
-                {html, "report.html", tdx_rep_run_html},
-                {json, "report.json", tdx_rep_run_json}};
-    for (size_t k = 0; k < 3 && rc == TDX_EXIT_OK; k++) {
-        if (!fmts[k].on)
-            continue;
-        tdx_buf_reset(&b);
-        st = fmts[k].render(m, &b);
-        if (st) {
-            tdx_cli_error("cannot render %s: %s", fmts[k].name, tdx_status_str(st));
-            rc = TDX_EXIT_FAILED;
-        } else {
-            rc = emit(out, fmts[k].name, &b, to_stdout);
-        }
-    }
-    tdx_buf_free(&b);
+    if (m->kind == TDX_REP_BENCH && !to_stdout)
+        rc = task_reports(m, dir, out, md, html, json, lo.ceilings_path);
+    if (rc == TDX_EXIT_OK)
+        rc = write_all(m, out, md, html, json, to_stdout);
     tdx_rep_run_free(m);
     return rc;
 }

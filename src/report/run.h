@@ -112,6 +112,8 @@ typedef struct tdx_rep_results {
     tdx_bench_results rows;
     tdx_bench_summary sum;
     long gpu_runs, compiles, tokens;
+    const char **run_dirs; /* per row: its optimize run, relative to the bench
+                              directory ("L3/scale"), or NULL when not there */
 } tdx_rep_results;
 
 typedef struct tdx_rep_bench {
@@ -129,6 +131,8 @@ typedef struct tdx_rep_model {
     size_t nnotes;
     int chart_file;        /* set by the caller: the Markdown shows the chart as an
                               image, tdx_rep_run_chart's file next to it */
+    int task_links;        /* set by the caller: a bench report links each task to
+                              RUN_DIR/report.{md,html} of its run, written too */
     tdx_arena arena;
     void *json;            /* the parsed journal (json_t *), owner of the strings */
 } tdx_rep_model;

@@ -483,16 +483,33 @@ static tdx_status td_pct(tdx_buf *b, double f)
 }
 
 // One row per task of a results file.
-static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
+static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "<table id=\"results\">\n<tr><th>task</th><th>initial</th><th>final</th><th>speedup</th>"
                         "<th>roofline before</th><th>roofline after</th><th>torch eager</th><th>torch.compile</th>"
                         "<th>rounds</th><th>kept (level)</th><th>status</th></tr>\n"));
     for (size_t i = 0; i < s->rows.len; i++) {
         const tdx_bench_row *w = &s->rows.rows[i];
-        TRY(tdx_buf_adds(b, "<tr><td><code>"));
-        TRY(esc(b, w->task));
-        TRY(tdx_buf_adds(b, "</code></td>"));
+        TRY(tdx_buf_adds(b, "<tr><td>"));
+        if (link && s->run_dirs && s->run_dirs[i]) {
+            /* the task's own report: percent-encoded, then escaped */
+            tdx_buf u;
+            tdx_buf_init(&u, 0);
+            tdx_status st = tdx_rep__uri(s->run_dirs[i], NULL, &u);
+            if (!st)
+                st = tdx_buf_adds(b, "<a href=\"");
+            if (!st)
+                st = esc(b, tdx_buf_str(&u));
+            tdx_buf_free(&u);
+            TRY(st);
+            TRY(tdx_buf_adds(b, "/report.html\"><code>"));
+            TRY(esc(b, w->task));
+            TRY(tdx_buf_adds(b, "</code></a></td>"));
+        } else {
+            TRY(tdx_buf_adds(b, "<code>"));
+            TRY(esc(b, w->task));
+            TRY(tdx_buf_adds(b, "</code></td>"));
+        }
         TRY(td_time(b, w->initial_s));
         TRY(td_time(b, w->final_s));
         if (row_ran(w))
@@ -602,7 +619,7 @@ static tdx_status bench_html(const tdx_rep_model *m, tdx_buf *b)
     tdx_buf_free(&svg);
     TRY(st);
     TRY(tdx_buf_adds(b, "</section>\n<section id=\"results-section\">\n<h2>Results</h2>\n"));
-    TRY(results_table(s, b));
+    TRY(results_table(s, m->task_links, b));
     TRY(tdx_buf_adds(b, "</section>\n<section id=\"summary\">\n<h2>Summary</h2>\n"));
     TRY(summary_table(&s->sum, b));
     TRY(tdx_buf_adds(b, "</section>\n"));

@@ -204,8 +204,12 @@ static json_t *bench_json(const tdx_rep_model *m)
         const tdx_rep_results *s = &b->sets[i];
         const tdx_bench_summary *u = &s->sum;
         json_t *rows = json_array();
-        for (size_t k = 0; k < s->rows.len; k++)
-            json_array_append_new(rows, tdx_bench_row_json(&s->rows.rows[k]));
+        for (size_t k = 0; k < s->rows.len; k++) {
+            json_t *row = tdx_bench_row_json(&s->rows.rows[k]);
+            if (row && s->run_dirs && s->run_dirs[k])
+                json_object_set_new(row, "run_dir", json_string(s->run_dirs[k]));
+            json_array_append_new(rows, row);
+        }
         json_t *sum = json_pack("{s:I, s:I, s:I, s:I}", "tasks", (json_int_t)u->tasks, "ok",
                                 (json_int_t)u->ok, "above2", (json_int_t)u->above2, "above5",
                                 (json_int_t)u->above5);

@@ -364,7 +364,7 @@ static int row_ran(const tdx_bench_row *w)
 }
 
 // One row per task of a results file, every string escaped.
-static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
+static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "| task | initial | final | speedup | roofline before | roofline after | "
                         "torch eager | torch.compile | rounds | kept (level) | status |\n"
@@ -372,7 +372,15 @@ static tdx_status results_table(const tdx_rep_results *s, tdx_buf *b)
     for (size_t i = 0; i < s->rows.len; i++) {
         const tdx_bench_row *w = &s->rows.rows[i];
         TRY(tdx_buf_adds(b, "| "));
-        TRY(tdx_rep_md_text(b, w->task));
+        if (link && s->run_dirs && s->run_dirs[i]) {
+            TRY(tdx_buf_adds(b, "["));
+            TRY(tdx_rep_md_text(b, w->task));
+            TRY(tdx_buf_adds(b, "]("));
+            TRY(tdx_rep__uri(s->run_dirs[i], NULL, b));
+            TRY(tdx_buf_adds(b, "/report.md)"));
+        } else {
+            TRY(tdx_rep_md_text(b, w->task));
+        }
         TRY(tdx_buf_adds(b, " |"));
         TRY(cell_time(b, w->initial_s));
         TRY(cell_time(b, w->final_s));
@@ -435,7 +443,7 @@ static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
     TRY(tdx_buf_adds(b, "## Results\n\n"));
     if (m->chart_file)
         TRY(tdx_buf_adds(b, "![speedup per task over its initial kernel, log scale](report-speedups.svg)\n\n"));
-    TRY(results_table(s, b));
+    TRY(results_table(s, m->task_links, b));
     TRY(tdx_buf_adds(b, "## Summary\n\n"));
     TRY(summary_table(&s->sum, b));
     if (bn->nsets > 1)

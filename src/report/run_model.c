@@ -419,6 +419,23 @@ static tdx_status load_results(tdx_rep_model *m, const char *path, const char *n
         return TDX_ERR_INPUT;
     }
     tdx_bench_summarize(&set->rows, &set->sum);
+    set->run_dirs = set->rows.len ? tdx_arena_alloc(&m->arena, set->rows.len * sizeof *set->run_dirs) : NULL;
+    for (size_t i = 0; set->run_dirs && i < set->rows.len; i++) {
+        /* bench keeps each task's optimize run in a folder named after the task
+         * file; a name that could leave the folder is not followed */
+        const char *t = set->rows.rows[i].task;
+        size_t n = strlen(t);
+        if (n < 4 || n > 256 || strcmp(t + n - 3, ".py") != 0 || strchr(t, '/') || t[0] == '.')
+            continue;
+        char rel[600], jpath[4800];
+        if (strcmp(name, ".") == 0)
+            snprintf(rel, sizeof rel, "%.*s", (int)(n - 3), t);
+        else
+            snprintf(rel, sizeof rel, "%.256s/%.*s", name, (int)(n - 3), t);
+        snprintf(jpath, sizeof jpath, "%.4000s/%s/journal.jsonl", m->dir, rel);
+        if (is_file(jpath))
+            set->run_dirs[i] = tdx_arena_strdup(&m->arena, rel);
+    }
     for (size_t i = 0; i < set->rows.len; i++) {
         const tdx_bench_row *w = &set->rows.rows[i];
         set->gpu_runs += w->gpu_runs > 0 ? w->gpu_runs : 0;

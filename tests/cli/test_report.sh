@@ -45,6 +45,20 @@ expect_json 'd["schema"] == "tritondx/report" and d["kind"] == "bench" and len(d
 run report "$BENCH" --format html --stdout; expect_rc 0; expect_out_has '<svg id="speedups"'
 expect_out_has '<section id="ablation">'
 
+# a bench folder with the tasks' own runs: each gets its report, the table links to it
+cp -r "$BENCH" "$TMP/bl"; mkdir -p "$TMP/bl/L3/scale"; cp "$OPT/journal.jsonl" "$TMP/bl/L3/scale/"
+cp "$OPT/ceilings.json" "$TMP/bl/"
+run report "$TMP/bl" --out "$TMP/blo"; expect_rc 0
+expect_out_has "$TMP/blo/L3/scale/report.html"; expect_out_has "$TMP/blo/L3/scale/report-roofline.svg"
+NCHECKS=$((NCHECKS + 1)); grep -q '<a href="L3/scale/report.html"><code>scale.py</code></a>' "$TMP/blo/report.html" || fail "no link to the task's report"
+NCHECKS=$((NCHECKS + 1)); grep -qF '| [scale.py](L3/scale/report.md) |' "$TMP/blo/report.md" || fail "md: no link"
+NCHECKS=$((NCHECKS + 1)); ! grep -q 'href="L3/rowsum_loop' "$TMP/blo/report.html" || fail "linked a task without a run"
+# a task run that cannot be read is not linked, and says so
+printf 'not json\n' > "$TMP/bl/L3/scale/journal.jsonl"
+run report "$TMP/bl" --out "$TMP/blo2" --format html; expect_rc 0
+expect_err_has "tritondx: warning: $TMP/bl/L3/scale: no report for this task's run"
+NCHECKS=$((NCHECKS + 1)); ! grep -q 'href="L3/scale' "$TMP/blo2/report.html" || fail "linked an unreadable run"
+
 # a run killed while writing: reported, with a note on stderr and in the report
 head -c 3000 "$OPT/journal.jsonl" > "$TMP/run/journal.jsonl"
 run report "$TMP/run" --format md --stdout; expect_rc 0
