@@ -1,0 +1,54 @@
+/* Helpers shared by the run report renderers (not public). */
+#ifndef TDX_REPORT_RUN_INT_H
+#define TDX_REPORT_RUN_INT_H
+
+#include <stddef.h>
+
+#include "report/run.h"
+
+/* The last path component of p. */
+const char *tdx_rep__base(const char *p);
+
+/* A round's diagnosis cost summed over its levels, plus its candidates'
+ * LLM tokens (state is NULL). */
+void tdx_rep__round_cost(const tdx_rep_round *r, tdx_rep_cost *sum);
+/* The same over every round of the run. */
+void tdx_rep__run_cost(const tdx_rep_opt *o, tdx_rep_cost *sum);
+
+/* "62.5 µs ± 0.625 µs" (median ± inter-quartile range). */
+void tdx_rep__fmt_mi(char *out, size_t n, double median, double iqr);
+/* "32%", or "–" when f < 0. */
+void tdx_rep__fmt_pct(char *out, size_t n, double f);
+
+/* The finding with this id in the round, or NULL. */
+const tdx_rep_finding *tdx_rep__finding(const tdx_rep_round *r, int id);
+
+/* The compute roof: the matmul rate of the kernel's dtype when known, else
+ * the highest one known; *name gets its dtype. 0 when none is known. */
+double tdx_rep__peak(const tdx_rep_roof *roof, const char **name);
+/* The attainable FLOP/s at an arithmetic intensity (FLOP per byte). */
+double tdx_rep__roof_at(const tdx_rep_roof *roof, double intensity);
+
+/* A kernel state on the roofline. */
+typedef struct tdx_rep_point {
+    const char *id;    /* "initial", "round-N", "final" */
+    char label[32];
+    double seconds;    /* median time */
+    double fraction;   /* as the journal recorded it, < 0 unknown */
+} tdx_rep_point;
+
+/* The initial kernel, each kept rewrite, and the final kernel (at most
+ * max); the count. */
+size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max);
+
+/* One sentence on the kernel's work and the roof at its intensity (plain
+ * text: numbers and dtype names only, safe in Markdown and HTML). */
+tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *roof, tdx_buf *b);
+
+/* The run's speedup (initial / final), 0 when unknown. */
+double tdx_rep__speedup(const tdx_rep_opt *o);
+
+/* One line per verdict: "faster", "slower", "rejected", "duplicate". */
+const char *tdx_rep__verdict_word(const tdx_rep_cand *c);
+
+#endif

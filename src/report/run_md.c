@@ -1,0 +1,458 @@
+/* The run report as Markdown: an optimize run round by round, or a bench
+ * run's table, summary and ablation. Text from the run is escaped (inline)
+ * or fenced (code, diffs, IR excerpts). */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report_int.h"
+#include "report/run_int.h"
+#include "report/svg.h"
+
+#define TRY(x)                  \
+    do {                        \
+        tdx_status st_ = (x);   \
+        if (st_)                \
+            return st_;         \
+    } while (0)
+
+// What is missing or cut short, as block quotes.
+static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
+{
+    for (size_t i = 0; i < m->nnotes; i++) {
+        TRY(tdx_buf_adds(b, "> **Note:** "));
+        TRY(tdx_rep_md_text(b, m->notes[i]));
+        TRY(tdx_buf_adds(b, "\n"));
+    }
+    return m->nnotes ? tdx_buf_adds(b, "\n") : TDX_OK;
+}
+
+// What diagnosis cost: seconds, compiles, GPU runs, LLM tokens.
+static tdx_status cost_text(tdx_buf *b, const tdx_rep_cost *c)
+{
+    return tdx_buf_printf(b, "%.3g s, %ld compile%s, %ld GPU run%s, %ld LLM token%s", c->seconds,
+                          c->compiles, c->compiles == 1 ? "" : "s", c->gpu_runs,
+                          c->gpu_runs == 1 ? "" : "s", c->tokens, c->tokens == 1 ? "" : "s");
+}
+
+// The run at a glance: time, roofline, rounds, deciding levels, stop, cost.
+static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
+{
+    char a[64], c[64], p1[16], p2[16];
+    TRY(tdx_buf_adds(b, "## Summary\n\n| | |\n|---|---|\n"));
+    if (o->have_baseline) {
+        tdx_rep__fmt_mi(a, sizeof a, o->base_median_s, o->base_iqr_s);
+        tdx_rep_fmt_time(c, sizeof c, o->final_s);
+        TRY(tdx_buf_printf(b, "| time (median ± IQR) | %s → %s", a, c));
+        double sp = tdx_rep__speedup(o);
+        TRY(sp > 0 ? tdx_buf_printf(b, " (%.2f× faster) |\n", sp) : tdx_buf_adds(b, " |\n"));
+        tdx_rep__fmt_pct(p1, sizeof p1, o->base_fraction);
+        tdx_rep__fmt_pct(p2, sizeof p2, o->final_fraction);
+        TRY(tdx_buf_printf(b, "| roofline | %s → %s", p1, p2));
+        TRY(o->target_fraction > 0 ? tdx_buf_printf(b, " (target %.0f%%) |\n", 100 * o->target_fraction)
+                                   : tdx_buf_adds(b, " |\n"));
+    }
+    TRY(tdx_buf_printf(b, "| rounds | %zu", o->nrounds));
+    if (o->max_rounds > 0)
+        TRY(tdx_buf_printf(b, " of at most %d", o->max_rounds));
+    TRY(tdx_buf_printf(b, "; %d candidate%s tried, %d kept |\n", o->tried, o->tried == 1 ? "" : "s",
+                       o->kept));
+    if (o->nrounds) {
+        TRY(tdx_buf_adds(b, "| level that decided |"));
+        for (size_t i = 0; i < o->nrounds; i++) {
+            int lv = o->rounds[i].decided_level;
+            TRY(lv >= 0 ? tdx_buf_printf(b, "%s round %d: %d", i ? "," : "", o->rounds[i].round, lv)
+                        : tdx_buf_printf(b, "%s round %d: none", i ? "," : "", o->rounds[i].round));
+        }
+        TRY(tdx_buf_adds(b, " |\n"));
+    }
+    TRY(tdx_buf_printf(b, "| deepest level | %d |\n", o->max_level));
+    TRY(tdx_buf_adds(b, "| stopped | "));
+    TRY(o->stopped ? tdx_rep_md_text(b, o->stop_reason ? o->stop_reason : "?")
+                   : tdx_buf_adds(b, "not yet (interrupted)"));
+    tdx_rep_cost cost;
+    tdx_rep__run_cost(o, &cost);
+    TRY(tdx_buf_adds(b, " |\n| diagnosis cost | "));
+    TRY(cost_text(b, &cost));
+    TRY(tdx_buf_adds(b, " |\n"));
+    if (o->elapsed_s > 0)
+        TRY(tdx_buf_printf(b, "| wall time | %.3g s |\n", o->elapsed_s));
+    if (o->resumes)
+        TRY(tdx_buf_printf(b, "| resumed | %d time%s |\n", o->resumes, o->resumes == 1 ? "" : "s"));
+    return tdx_buf_adds(b, "\n");
+}
+
+// The ceilings, the chart file and the points table (or why there is none).
+static tdx_status roofline(const tdx_rep_opt *o, int chart, tdx_buf *b)
+{
+    const tdx_rep_roof *r = &o->roof;
+    char a[48], c[48];
+    TRY(tdx_buf_adds(b, "## Roofline\n\n"));
+    if (r->have_ceilings) {
+        tdx_rep_fmt_rate(a, sizeof a, r->copy_bw, "B/s");
+        TRY(tdx_buf_adds(b, "Ceilings"));
+        if (r->device) {
+            TRY(tdx_buf_adds(b, " of "));
+            TRY(tdx_rep_md_text(b, r->device));
+        }
+        TRY(tdx_buf_printf(b, ": copy bandwidth %s", a));
+        for (int i = 0; i < 4; i++)
+            if (r->mm[i] > 0) {
+                tdx_rep_fmt_rate(c, sizeof c, r->mm[i], "FLOP/s");
+                TRY(tdx_buf_printf(b, ", %s matmul %s", tdx_rep_mm_names[i], c));
+            }
+        TRY(tdx_buf_adds(b, ".\n\n"));
+    }
+    if (r->why) {
+        TRY(tdx_buf_adds(b, "No roofline chart: "));
+        TRY(tdx_rep_md_text(b, r->why));
+        return tdx_buf_adds(b, ".\n\n");
+    }
+    TRY(tdx_rep__roof_sentence(r, b));
+    TRY(tdx_buf_adds(b, "\n\n"));
+    if (chart)
+        TRY(tdx_buf_adds(b, "![roofline: FLOP/s against FLOP/byte, the initial and final kernel under "
+                            "the roof](report-roofline.svg)\n\n"));
+    TRY(tdx_buf_adds(b, "| kernel | time | achieved | % of roofline |\n|---|---|---|---|\n"));
+    tdx_rep_point pts[64];
+    size_t n = tdx_rep__points(o, pts, 64);
+    for (size_t i = 0; i < n; i++) {
+        tdx_rep_fmt_time(a, sizeof a, pts[i].seconds);
+        tdx_rep_fmt_rate(c, sizeof c, r->flops / pts[i].seconds, "FLOP/s");
+        char p[16];
+        tdx_rep__fmt_pct(p, sizeof p, pts[i].fraction);
+        TRY(tdx_buf_printf(b, "| %s | %s | %s | %s |\n", pts[i].label, a, c, p));
+    }
+    return tdx_buf_adds(b, "\n");
+}
+
+// One finding as a list item, its evidence fenced.
+static tdx_status finding(const tdx_rep_finding *f, int deciding, tdx_buf *b)
+{
+    TRY(tdx_buf_printf(b, "- **F%d** `%s` level %d", f->id, f->rule ? f->rule : "?", f->level));
+    if (f->file) {
+        TRY(tdx_buf_adds(b, ", "));
+        TRY(tdx_rep_md_code(b, tdx_rep__base(f->file)));
+        if (f->line > 0)
+            TRY(tdx_buf_printf(b, " line %d", f->line));
+    }
+    if (f->kernel) {
+        TRY(tdx_buf_adds(b, ", kernel "));
+        TRY(tdx_rep_md_code(b, f->kernel));
+    }
+    TRY(tdx_buf_adds(b, deciding ? " **(decided)**: " : ": "));
+    TRY(tdx_rep_md_text(b, f->message));
+    TRY(tdx_buf_adds(b, "\n"));
+    if (f->hypothesis) {
+        TRY(tdx_buf_adds(b, "  - why: "));
+        TRY(tdx_rep_md_text(b, f->hypothesis));
+        TRY(tdx_buf_adds(b, "\n"));
+    }
+    if (f->family) {
+        TRY(tdx_buf_adds(b, "  - rewrite family: "));
+        TRY(tdx_rep_md_code(b, f->family));
+        TRY(f->confidence >= 0 ? tdx_buf_printf(b, " (confidence %.2f)\n", f->confidence)
+                               : tdx_buf_adds(b, "\n"));
+    }
+    if (f->nfacts) {
+        TRY(tdx_buf_adds(b, "  - facts:"));
+        for (size_t i = 0; i < f->nfacts; i++) {
+            TRY(tdx_buf_adds(b, i ? ", " : " "));
+            TRY(tdx_rep_md_text(b, f->facts[i].key));
+            TRY(tdx_buf_adds(b, "="));
+            TRY(tdx_rep_md_text(b, f->facts[i].value));
+        }
+        TRY(tdx_buf_adds(b, "\n"));
+    }
+    if (f->evidence && f->evidence[0]) {
+        TRY(tdx_buf_adds(b, "  - evidence:\n\n"));
+        /* indent the fenced block into the list item */
+        tdx_buf blk;
+        tdx_buf_init(&blk, 0);
+        tdx_status st = tdx_rep_md_block(&blk, "text", f->evidence);
+        const char *s = tdx_buf_str(&blk);
+        while (!st && *s) {
+            const char *nl = strchr(s, '\n');
+            size_t len = nl ? (size_t)(nl - s) : strlen(s);
+            st = len ? tdx_buf_printf(b, "    %.*s\n", (int)len, s) : tdx_buf_adds(b, "\n");
+            s += len + (nl != NULL);
+        }
+        tdx_buf_free(&blk);
+        TRY(st);
+        TRY(tdx_buf_adds(b, "\n"));
+    }
+    return TDX_OK;
+}
+
+// What each level did in the round and what it cost.
+static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
+{
+    TRY(tdx_buf_adds(b, "| level | state | seconds | compiles | GPU runs | LLM tokens | note |\n"
+                        "|---|---|---|---|---|---|---|\n"));
+    for (int lv = 0; lv < 4; lv++) {
+        const tdx_rep_cost *c = &r->levels[lv];
+        if (!c->state)
+            continue;
+        TRY(tdx_buf_printf(b, "| %d %s | ", lv, tdx_rep__level_name(lv)));
+        TRY(tdx_rep_md_text(b, c->state));
+        TRY(tdx_buf_printf(b, " | %.3g | %ld | %ld | %ld | ", c->seconds, c->compiles, c->gpu_runs,
+                           c->tokens));
+        TRY(tdx_rep_md_text(b, c->why ? c->why : ""));
+        TRY(tdx_buf_adds(b, " |\n"));
+    }
+    return tdx_buf_adds(b, "\n");
+}
+
+// The round's candidates: verdict, timing against the best, reason.
+static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
+{
+    TRY(tdx_buf_adds(b, "| # | family | origin | change | cites | verdict | candidate | best so far | "
+                        "speedup | reason |\n|---|---|---|---|---|---|---|---|---|---|\n"));
+    for (size_t i = 0; i < r->ncands; i++) {
+        const tdx_rep_cand *c = &r->cands[i];
+        TRY(tdx_buf_printf(b, "| %d | ", c->index));
+        TRY(tdx_rep_md_text(b, c->family ? c->family : ""));
+        TRY(tdx_buf_adds(b, " | "));
+        TRY(tdx_rep_md_text(b, c->origin ? c->origin : ""));
+        TRY(tdx_buf_adds(b, " | "));
+        TRY(tdx_rep_md_text(b, c->summary ? c->summary : ""));
+        TRY(tdx_buf_adds(b, " |"));
+        for (int k = 0; k < c->ncites; k++)
+            TRY(tdx_buf_printf(b, "%sF%d", k ? ", " : " ", c->cites[k]));
+        TRY(tdx_buf_printf(b, " | %s%s%s | ", c->kept ? "**" : "", tdx_rep__verdict_word(c),
+                           c->kept ? "**" : ""));
+        char x[64], y[64];
+        if (c->have_timing) {
+            tdx_rep__fmt_mi(x, sizeof x, c->cand_median_s, c->cand_iqr_s);
+            tdx_rep__fmt_mi(y, sizeof y, c->base_median_s, c->base_iqr_s);
+            TRY(tdx_buf_printf(b, "%s | %s | ", x, y));
+            TRY(c->cand_median_s > 0 ? tdx_buf_printf(b, "%.2f× | ", c->base_median_s / c->cand_median_s)
+                                     : tdx_buf_adds(b, "– | "));
+        } else {
+            TRY(tdx_buf_adds(b, "– | – | – | "));
+        }
+        TRY(tdx_rep_md_text(b, c->reason ? c->reason : ""));
+        TRY(tdx_buf_adds(b, " |\n"));
+    }
+    return tdx_buf_adds(b, "\n");
+}
+
+// One round: the decision, findings, levels, candidates, the kept diff, cost.
+static tdx_status round_md(const tdx_rep_round *r, tdx_buf *b)
+{
+    TRY(tdx_buf_printf(b, "## Round %d\n\n", r->round));
+    const tdx_rep_finding *d = r->deciding_finding ? tdx_rep__finding(r, r->deciding_finding) : NULL;
+    if (r->decided_level >= 0) {
+        TRY(tdx_buf_printf(b, "Decided at level %d (%s)", r->decided_level,
+                           tdx_rep__level_name(r->decided_level)));
+        if (d) {
+            TRY(tdx_buf_printf(b, " by F%d `%s`", d->id, d->rule ? d->rule : "?"));
+            if (d->family) {
+                TRY(tdx_buf_adds(b, " → rewrite family "));
+                TRY(tdx_rep_md_code(b, d->family));
+            }
+        }
+        TRY(tdx_buf_adds(b, ".\n\n"));
+    } else if (r->have_diagnosis) {
+        TRY(tdx_buf_adds(b, "No finding decided: none named one dominant cause with a rewrite for it.\n\n"));
+    }
+    if (r->have_diagnosis) {
+        TRY(tdx_buf_printf(b, "### Findings (%zu)\n\n", r->nfindings));
+        for (size_t i = 0; i < r->nfindings; i++)
+            TRY(finding(&r->findings[i], r->findings[i].id == r->deciding_finding, b));
+        if (r->nfindings)
+            TRY(tdx_buf_adds(b, "\n"));
+        TRY(tdx_buf_adds(b, "### Levels\n\n"));
+        TRY(levels(r, b));
+    }
+    TRY(tdx_buf_printf(b, "### Candidates (%zu)\n\n", r->ncands));
+    if (r->ncands)
+        TRY(cands(r, b));
+    for (size_t i = 0; i < r->ncands; i++) {
+        const tdx_rep_cand *c = &r->cands[i];
+        if (!c->kept)
+            continue;
+        char t[32], p[16];
+        tdx_rep_fmt_time(t, sizeof t, r->keep_median_s);
+        tdx_rep__fmt_pct(p, sizeof p, r->keep_fraction);
+        TRY(tdx_buf_printf(b, "### Kept: candidate %d (", c->index));
+        TRY(tdx_rep_md_text(b, c->family ? c->family : "?"));
+        TRY(tdx_buf_printf(b, ")\n\n%s, %.2f× the initial kernel, %s of the roofline.\n\n", t,
+                           r->keep_speedup, p));
+        if (c->diff && c->diff[0])
+            TRY(tdx_rep_md_block(b, "diff", c->diff));
+        TRY(tdx_buf_adds(b, "\n"));
+    }
+    tdx_rep_cost cost;
+    tdx_rep__round_cost(r, &cost);
+    TRY(tdx_buf_adds(b, "Cost of the round's diagnosis: "));
+    TRY(cost_text(b, &cost));
+    TRY(tdx_buf_adds(b, r->ended ? ".\n\n" : ". The round did not end (interrupted).\n\n"));
+    return TDX_OK;
+}
+
+// The report of an optimize run.
+static tdx_status optimize_md(const tdx_rep_model *m, tdx_buf *b)
+{
+    const tdx_rep_opt *o = &m->opt;
+    TRY(tdx_buf_adds(b, "# tritondx report: "));
+    TRY(tdx_rep_md_text(b, o->task ? tdx_rep__base(o->task) : "optimize run"));
+    TRY(tdx_buf_adds(b, "\n\nOptimize run of "));
+    TRY(tdx_rep_md_code(b, o->task ? o->task : "?"));
+    if (o->task_hash) {
+        TRY(tdx_buf_adds(b, " (source hash "));
+        TRY(tdx_rep_md_code(b, o->task_hash));
+        TRY(tdx_buf_adds(b, ")"));
+    }
+    TRY(tdx_buf_adds(b, ".\n\n"));
+    TRY(notes(m, b));
+    TRY(summary(o, b));
+    TRY(roofline(o, m->chart_file, b));
+    for (size_t i = 0; i < o->nrounds; i++)
+        TRY(round_md(&o->rounds[i], b));
+    return TDX_OK;
+}
+
+/* ---- bench runs ------------------------------------------------------------ */
+
+// One row per results file: how deep diagnosis went, and what that bought.
+static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
+{
+    TRY(tdx_buf_adds(b, "## Ablation over the deepest diagnosis level\n\n"
+                        "| results | max level | tasks run | geomean | median | > 2× | > 5× | median "
+                        "roofline | GPU runs | compiles | LLM tokens | wall time |\n"
+                        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+    for (size_t i = 0; i < bn->nsets; i++) {
+        const tdx_rep_results *s = &bn->sets[i];
+        const tdx_bench_summary *u = &s->sum;
+        TRY(tdx_buf_adds(b, "| "));
+        TRY(tdx_rep_md_text(b, s->name));
+        TRY(s->max_level >= 0 ? tdx_buf_printf(b, " | %d", s->max_level) : tdx_buf_adds(b, " | –"));
+        TRY(tdx_buf_printf(b, " | %zu / %zu", u->ok, u->tasks));
+        if (u->ok)
+            TRY(tdx_buf_printf(b, " | %.2f× | %.2f× | %zu | %zu", u->geomean, u->median, u->above2,
+                               u->above5));
+        else
+            TRY(tdx_buf_adds(b, " | – | – | – | –"));
+        char p[16];
+        tdx_rep__fmt_pct(p, sizeof p, u->median_fraction);
+        TRY(tdx_buf_printf(b, " | %s | %ld | %ld | %ld | %.0f s |\n", p, s->gpu_runs, s->compiles,
+                           s->tokens, u->seconds));
+    }
+    return tdx_buf_adds(b, "\n");
+}
+
+// A time cell.
+static tdx_status cell_time(tdx_buf *b, double s)
+{
+    char t[32];
+    tdx_rep_fmt_time(t, sizeof t, s);
+    return tdx_buf_printf(b, " %s |", t);
+}
+
+// A percentage cell.
+static tdx_status cell_pct(tdx_buf *b, double f)
+{
+    char p[16];
+    tdx_rep__fmt_pct(p, sizeof p, f);
+    return tdx_buf_printf(b, " %s |", p);
+}
+
+// A row that ran to the end and has both times.
+static int row_ran(const tdx_bench_row *w)
+{
+    return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
+}
+
+// One row per task of a results file, every string escaped.
+static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
+{
+    TRY(tdx_buf_adds(b, "| task | initial | final | speedup | roofline before | roofline after | "
+                        "torch eager | torch.compile | rounds | kept (level) | status |\n"
+                        "|---|---|---|---|---|---|---|---|---|---|---|\n"));
+    for (size_t i = 0; i < s->rows.len; i++) {
+        const tdx_bench_row *w = &s->rows.rows[i];
+        TRY(tdx_buf_adds(b, "| "));
+        if (link && s->run_dirs && s->run_dirs[i]) {
+            TRY(tdx_buf_adds(b, "["));
+            TRY(tdx_rep_md_text(b, w->task));
+            TRY(tdx_buf_adds(b, "]("));
+            TRY(tdx_rep__uri(s->run_dirs[i], NULL, b));
+            TRY(tdx_buf_adds(b, "/report.md)"));
+        } else {
+            TRY(tdx_rep_md_text(b, w->task));
+        }
+        TRY(tdx_buf_adds(b, " |"));
+        TRY(cell_time(b, w->initial_s));
+        TRY(cell_time(b, w->final_s));
+        TRY(row_ran(w) ? tdx_buf_printf(b, " %.2f× |", w->initial_s / w->final_s) : tdx_buf_adds(b, " – |"));
+        TRY(cell_pct(b, w->fraction_before));
+        TRY(cell_pct(b, w->fraction_after));
+        TRY(cell_time(b, w->eager_s));
+        TRY(cell_time(b, w->compile_s));
+        TRY(tdx_buf_printf(b, " %d | ", w->rounds > 0 ? w->rounds : 0));
+        TRY(tdx_rep_md_text(b, w->families[0] ? w->families : "–"));
+        if (w->levels[0]) {
+            TRY(tdx_buf_adds(b, " ("));
+            TRY(tdx_rep_md_text(b, w->levels));
+            TRY(tdx_buf_adds(b, ")"));
+        }
+        TRY(tdx_buf_adds(b, " | "));
+        TRY(tdx_rep_md_text(b, w->status));
+        TRY(tdx_buf_adds(b, " |\n"));
+    }
+    return tdx_buf_adds(b, "\n");
+}
+
+// The summary the paper reports, and what it lacks.
+static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
+{
+    TRY(tdx_buf_printf(b, "| | |\n|---|---|\n| tasks run / total | %zu / %zu |\n", s->ok, s->tasks));
+    if (s->ok)
+        TRY(tdx_buf_printf(b, "| geomean speedup | %.2f× |\n| median speedup | %.2f× |\n"
+                              "| > 2× | %zu / %zu |\n| > 5× | %zu / %zu |\n",
+                           s->geomean, s->median, s->above2, s->ok, s->above5, s->ok));
+    if (s->median_fraction >= 0)
+        TRY(tdx_buf_printf(b, "| median final roofline | %.0f%% |\n", 100 * s->median_fraction));
+    if (s->with_eager)
+        TRY(tdx_buf_printf(b, "| faster than torch eager | %zu / %zu |\n", s->faster_eager, s->with_eager));
+    if (s->with_compile)
+        TRY(tdx_buf_printf(b, "| faster than torch.compile | %zu / %zu |\n", s->faster_compile,
+                           s->with_compile));
+    return tdx_buf_printf(b, "| wall time of all runs | %.0f s |\n\n", s->seconds);
+}
+
+// The report of a bench run.
+static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
+{
+    const tdx_rep_bench *bn = &m->bench;
+    const tdx_rep_results *s = &bn->sets[bn->main];
+    TRY(tdx_buf_adds(b, "# tritondx report: bench\n\nBench run "));
+    TRY(tdx_rep_md_code(b, m->dir));
+    if (strcmp(s->name, ".") != 0) {
+        TRY(tdx_buf_adds(b, ", results of "));
+        TRY(tdx_rep_md_code(b, s->name));
+    }
+    if (s->device) {
+        TRY(tdx_buf_adds(b, " on "));
+        TRY(tdx_rep_md_code(b, s->device));
+    }
+    if (s->max_level >= 0)
+        TRY(tdx_buf_printf(b, ", diagnosis up to level %d", s->max_level));
+    TRY(tdx_buf_adds(b, ".\n\n"));
+    TRY(notes(m, b));
+    TRY(tdx_buf_adds(b, "## Results\n\n"));
+    if (m->chart_file)
+        TRY(tdx_buf_adds(b, "![speedup per task over its initial kernel, log scale](report-speedups.svg)\n\n"));
+    TRY(results_table(s, m->task_links, b));
+    TRY(tdx_buf_adds(b, "## Summary\n\n"));
+    TRY(summary_table(&s->sum, b));
+    if (bn->nsets > 1)
+        TRY(ablation(bn, b));
+    return TDX_OK;
+}
+
+// The report of either kind of run.
+tdx_status tdx_rep_run_md(const tdx_rep_model *m, tdx_buf *out)
+{
+    return m->kind == TDX_REP_OPTIMIZE ? optimize_md(m, out) : bench_md(m, out);
+}

@@ -1,0 +1,182 @@
+/* Shared computations of the run reports: costs, points, roofs, formats. */
+#include "report/run_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report/svg.h"
+
+#define TRY(x)                  \
+    do {                        \
+        tdx_status st_ = (x);   \
+        if (st_)                \
+            return st_;         \
+    } while (0)
+
+// The file name of a path.
+const char *tdx_rep__base(const char *p)
+{
+    if (!p)
+        return "";
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+// A round's cost over its levels and candidates.
+void tdx_rep__round_cost(const tdx_rep_round *r, tdx_rep_cost *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (int lv = 0; lv < 4; lv++) {
+        sum->seconds += r->levels[lv].seconds;
+        sum->compiles += r->levels[lv].compiles;
+        sum->gpu_runs += r->levels[lv].gpu_runs;
+        sum->tokens += r->levels[lv].tokens;
+    }
+    for (size_t i = 0; i < r->ncands; i++)
+        sum->tokens += r->cands[i].tokens;
+}
+
+// The run's cost over its rounds.
+void tdx_rep__run_cost(const tdx_rep_opt *o, tdx_rep_cost *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (size_t i = 0; i < o->nrounds; i++) {
+        tdx_rep_cost c;
+        tdx_rep__round_cost(&o->rounds[i], &c);
+        sum->seconds += c.seconds;
+        sum->compiles += c.compiles;
+        sum->gpu_runs += c.gpu_runs;
+        sum->tokens += c.tokens;
+    }
+}
+
+// Median ± IQR.
+void tdx_rep__fmt_mi(char *out, size_t n, double median, double iqr)
+{
+    char a[32], b[32];
+    tdx_rep_fmt_time(a, sizeof a, median);
+    if (iqr > 0) {
+        tdx_rep_fmt_time(b, sizeof b, iqr);
+        snprintf(out, n, "%s ± %s", a, b);
+    } else {
+        snprintf(out, n, "%s", a);
+    }
+}
+
+// A fraction as a percentage.
+void tdx_rep__fmt_pct(char *out, size_t n, double f)
+{
+    if (f < 0)
+        snprintf(out, n, "–");
+    else if (f < 0.01)
+        snprintf(out, n, "%.2g%%", 100 * f);
+    else
+        snprintf(out, n, "%.0f%%", 100 * f);
+}
+
+// A round's finding by id.
+const tdx_rep_finding *tdx_rep__finding(const tdx_rep_round *r, int id)
+{
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].id == id)
+            return &r->findings[i];
+    return NULL;
+}
+
+// The compute roof and its dtype.
+double tdx_rep__peak(const tdx_rep_roof *roof, const char **name)
+{
+    double best = 0;
+    const char *bn = NULL;
+    for (int i = 0; i < 4; i++) {
+        if (roof->dtype && strcmp(roof->dtype, tdx_rep_mm_names[i]) == 0 && roof->mm[i] > 0) {
+            best = roof->mm[i];
+            bn = tdx_rep_mm_names[i];
+            break;
+        }
+        if (roof->mm[i] > best) {
+            best = roof->mm[i];
+            bn = tdx_rep_mm_names[i];
+        }
+    }
+    if (name)
+        *name = bn;
+    return best;
+}
+
+// The roof at an intensity.
+double tdx_rep__roof_at(const tdx_rep_roof *roof, double intensity)
+{
+    double mem = intensity * roof->copy_bw, peak = tdx_rep__peak(roof, NULL);
+    return peak > 0 && peak < mem ? peak : mem;
+}
+
+// The kernel states to place on the charts.
+size_t tdx_rep__points(const tdx_rep_opt *o, tdx_rep_point *pts, size_t max)
+{
+    size_t n = 0;
+    if (!o->have_baseline || !(o->base_median_s > 0) || max < 2)
+        return 0;
+    tdx_rep_point *p = &pts[n++];
+    p->id = "initial";
+    snprintf(p->label, sizeof p->label, "initial");
+    p->seconds = o->base_median_s;
+    p->fraction = o->base_fraction;
+    /* every kept rewrite but the last, which is the final kernel */
+    int last = 0;
+    for (size_t i = 0; i < o->nrounds; i++)
+        if (o->rounds[i].kept_index && o->rounds[i].keep_median_s > 0)
+            last = o->rounds[i].round;
+    for (size_t i = 0; i < o->nrounds && n + 1 < max; i++) {
+        const tdx_rep_round *r = &o->rounds[i];
+        if (!r->kept_index || !(r->keep_median_s > 0) || r->round == last)
+            continue;
+        p = &pts[n++];
+        p->id = "kept";
+        snprintf(p->label, sizeof p->label, "after round %d", r->round);
+        p->seconds = r->keep_median_s;
+        p->fraction = r->keep_fraction;
+    }
+    p = &pts[n++];
+    p->id = "final";
+    if (last)
+        snprintf(p->label, sizeof p->label, "final (round %d)", last);
+    else
+        snprintf(p->label, sizeof p->label, "final (nothing kept)");
+    p->seconds = o->final_s > 0 ? o->final_s : o->base_median_s;
+    p->fraction = o->final_fraction;
+    return n;
+}
+
+// Initial over final time.
+double tdx_rep__speedup(const tdx_rep_opt *o)
+{
+    return o->initial_s > 0 && o->final_s > 0 ? o->initial_s / o->final_s : 0;
+}
+
+// The verdict as the tables show it.
+const char *tdx_rep__verdict_word(const tdx_rep_cand *c)
+{
+    if (c->kept)
+        return "kept";
+    return c->verdict ? c->verdict : "?";
+}
+
+// The work and the roof in one sentence.
+tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *r, tdx_buf *b)
+{
+    char a[48];
+    const char *pn;
+    double peak = tdx_rep__peak(r, &pn), in = r->flops / r->bytes;
+    tdx_rep_fmt_rate(a, sizeof a, tdx_rep__roof_at(r, in), "FLOP/s");
+    TRY(tdx_buf_printf(b, "The task does %.4g FLOP over %.4g bytes (%.3g FLOP/byte); the roof there "
+                          "allows %s",
+                       r->flops, r->bytes, in, a));
+    if (peak > 0)
+        TRY(tdx_buf_printf(b, " (copy bandwidth up to the ridge at %.3g FLOP/byte, then the %s matmul "
+                              "rate%s)",
+                           peak / r->copy_bw, pn,
+                           r->dtype ? "" : ": the run does not name the kernel's dtype, so the "
+                                           "highest rate is the roof"));
+    return tdx_buf_addc(b, '.');
+}
