@@ -168,6 +168,13 @@ int tdx_cmd_optimize(int argc, char **argv)
     tdx_loop_result res;
     tdx_status st = tdx_loop_run(&o, &res, &d);
     tdx_progress_done(&prog);
+    /* the ceilings the run was judged against, for `tritondx report` */
+    if (res.run_dir[0] && hx.ceilings && cr.json) {
+        char cpath[4200];
+        snprintf(cpath, sizeof cpath, "%s/ceilings.json", res.run_dir);
+        if (json_dump_file(cr.json, cpath, JSON_INDENT(1)) != 0 && !quiet)
+            fprintf(stderr, "tritondx: note: cannot write %s\n", cpath);
+    }
     for (size_t i = 0; i < d.len; i++) {
         const tdx_diag *g = &d.items[i];
         if (quiet && g->sev != TDX_SEV_ERROR)

@@ -231,6 +231,10 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
         tdx_hx_reply_free(&r);
         return TDX_ERR_CHILD;
     }
+    res->bytes = num(r.json, "bytes") > 0 ? num(r.json, "bytes") : 0;
+    res->flops = num(r.json, "flops") > 0 ? num(r.json, "flops") : 0;
+    json_t *rdt = json_object_get(r.json, "dtype");
+    snprintf(res->dtype, sizeof res->dtype, "%s", json_is_string(rdt) ? json_string_value(rdt) : "");
     if (x->ceilings && x->ceilings->copy_bw > 0) {
         tdx_prof_measure m = {0};
         m.median_s = candidate_path ? res->cand_median_s : res->base_median_s;

@@ -525,6 +525,13 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         res->final_fraction = t.fraction;
         json_t *be = json_pack("{s:s, s:f, s:f, s:f}", "type", "baseline", "median_s",
                                t.base_median_s, "iqr_s", t.base_iqr_s, "fraction", t.fraction);
+        /* the task's work, so that a report can place it on the roofline */
+        if (be && t.bytes > 0)
+            json_object_set_new(be, "bytes", json_real(t.bytes));
+        if (be && t.flops > 0)
+            json_object_set_new(be, "flops", json_real(t.flops));
+        if (be && t.dtype[0])
+            json_object_set_new(be, "dtype", json_string(t.dtype));
         if (be && chk.sandbox_known)
             json_object_set_new(be, "sandbox", sandbox_json(&chk));
         st = jlog(&r, be);

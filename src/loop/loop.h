@@ -76,6 +76,8 @@ typedef struct tdx_loop_timing {
     double base_median_s, base_iqr_s;
     double cand_median_s, cand_iqr_s;
     double fraction;      /* candidate's fraction of the roofline; < 0 unknown */
+    double bytes, flops;  /* the task's ideal bytes and FLOPs per call; 0 unknown */
+    char dtype[16];       /* the dtype its FLOPs run in ("fp16", ...); "" unknown */
     char reason[512];     /* why timing failed, one line */
 } tdx_loop_timing;
 
