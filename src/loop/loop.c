@@ -83,6 +83,9 @@ static tdx_status jlog(run *r, json_t *e)
 {
     if (!e)
         return TDX_ERR_NOMEM;
+    /* when it happened, in the run's seconds: where a run's time goes */
+    if (!json_object_get(e, "at_s"))
+        json_object_set_new(e, "at_s", json_real(r->elapsed_before + now_s() - r->t0));
     tdx_status st = tdx_jnl_append(&r->jnl, e);
     json_decref(e);
     if (st)
@@ -209,6 +212,7 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
     char hash[17], why[512] = "";
     tdx_loop_hash(c->source, c->len, hash);
     const char *verdict = "rejected";
+    double check_s = -1, time_s = -1; /* seconds of its check and its timing; -1 not run */
     tdx_loop_check chk = {0};
     memset(t, 0, sizeof *t);
     t->fraction = -1;
@@ -225,13 +229,17 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
             snprintf(why, sizeof why, "cannot write %.400s", path);
         if (!why[0]) {
             progress(r, round, ci, 0, "check");
+            double c0 = now_s();
             tdx_status st = r->o->exec.check(r->o->exec.ud, r->o->task_path, path, &chk);
+            check_s = now_s() - c0;
             if (st || !chk.ok)
                 snprintf(why, sizeof why, "check failed: %.480s", chk.reason[0] ? chk.reason : tdx_status_str(st));
         }
         if (!why[0]) {
             progress(r, round, ci, 0, "time");
+            double t0 = now_s();
             tdx_status st = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->best_path, path, t);
+            time_s = now_s() - t0;
             if (st)
                 snprintf(why, sizeof why, "timing failed: %.480s", t->reason[0] ? t->reason : tdx_status_str(st));
             else if (!faster(t)) {
@@ -255,6 +263,10 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
                           (json_int_t)c->tokens);
     if (e && why[0])
         json_object_set_new(e, "reason", json_string(why));
+    if (e && check_s >= 0)
+        json_object_set_new(e, "check_s", json_real(check_s));
+    if (e && time_s >= 0)
+        json_object_set_new(e, "time_s", json_real(time_s));
     if (e && chk.sandbox_known)
         json_object_set_new(e, "sandbox", sandbox_json(&chk));
     if (e && t->base_median_s > 0)
@@ -498,7 +510,9 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         /* the task's own kernel must pass its check before anything is compared to it */
         tdx_loop_check chk = {0};
         progress(&r, 0, 0, 0, "check");
+        double c0 = now_s();
         st = o->exec.check(o->exec.ud, o->task_path, o->task_path, &chk);
+        double base_check_s = now_s() - c0;
         if (st || !chk.ok) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "the task's own kernel fails its check: %s",
                           chk.reason[0] ? chk.reason : tdx_status_str(st));
@@ -512,7 +526,9 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         tdx_loop_timing t = {0};
         t.fraction = -1;
         progress(&r, 0, 0, 0, "time");
+        c0 = now_s();
         st = o->exec.time(o->exec.ud, o->task_path, r.best_path, NULL, &t);
+        double base_time_s = now_s() - c0;
         if (st) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "cannot time the task: %s",
                           t.reason[0] ? t.reason : tdx_status_str(st));
@@ -525,6 +541,10 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         res->final_fraction = t.fraction;
         json_t *be = json_pack("{s:s, s:f, s:f, s:f}", "type", "baseline", "median_s",
                                t.base_median_s, "iqr_s", t.base_iqr_s, "fraction", t.fraction);
+        if (be) {
+            json_object_set_new(be, "check_s", json_real(base_check_s));
+            json_object_set_new(be, "time_s", json_real(base_time_s));
+        }
         /* the task's work, so that a report can place it on the roofline */
         if (be && t.bytes > 0)
             json_object_set_new(be, "bytes", json_real(t.bytes));
