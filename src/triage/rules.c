@@ -276,6 +276,61 @@ static void scalar_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
 
 // Non-zero when parameter p is known to be a stride that is not 1: a launch
 // passes `t.stride(0)` for it, or its name says it is a row stride.
+/* Non-zero when v reads a tensor's sizes: `x.shape`, `x.shape[i]`, `x.size()`, `x.size(i)`. */
+static int is_shape_read(const tdx_src_node *v)
+{
+    if (v && v->kind == TDX_SRC_SUBSCRIPT)
+        v = tdx_src_kid(v, TDX_SRC_R_VALUE);
+    if (v && v->kind == TDX_SRC_CALL) {
+        const tdx_src_node *fn = tdx_src_call_func(v);
+        return fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name && strcmp(fn->name, "size") == 0;
+    }
+    return v && v->kind == TDX_SRC_ATTRIBUTE && v->name && strcmp(v->name, "shape") == 0;
+}
+
+typedef struct size_find {
+    const char *name;
+    int found;
+} size_find;
+
+/* Visitor: an assignment that binds size_find.name from a tensor's sizes
+ * (`n_rows, n_cols = x.shape`, `n = x.shape[1]`). */
+static int find_size_binding(tdx_src_node *n, void *ud)
+{
+    size_find *sf = ud;
+    if (n->kind != TDX_SRC_ASSIGN)
+        return 0;
+    const tdx_src_node *v = tdx_src_kid(n, TDX_SRC_R_VALUE);
+    if (!is_shape_read(v))
+        return 1;
+    for (const tdx_src_node *tg = tdx_src_next(n, TDX_SRC_R_TARGET, NULL); tg;
+         tg = tdx_src_next(n, TDX_SRC_R_TARGET, tg)) {
+        if (tg->kind == TDX_SRC_NAME && tg->name && strcmp(tg->name, sf->name) == 0)
+            sf->found = 1;
+        if (tg->kind == TDX_SRC_TUPLE || tg->kind == TDX_SRC_LIST)
+            for (const tdx_src_node *e = tdx_src_next(tg, TDX_SRC_R_ELT, NULL); e;
+                 e = tdx_src_next(tg, TDX_SRC_R_ELT, e))
+                if (e->kind == TDX_SRC_NAME && e->name && strcmp(e->name, sf->name) == 0)
+                    sf->found = 1;
+    }
+    return sf->found ? -1 : 1;
+}
+
+/* Non-zero when the launch passes a tensor's size for this parameter: the
+ * argument is read from `.shape`/`.size()` directly, or is a name the
+ * launching function binds from them. A size that multiplies an index is a
+ * row stride, which is 1 only for a degenerate dimension. */
+static int arg_is_size(const tdx_km_launch *l, const tdx_src_node *a)
+{
+    if (is_shape_read(a))
+        return 1;
+    if (!a || a->kind != TDX_SRC_NAME || !a->name || !l->scope || l->scope->kind != TDX_SRC_FUNCDEF)
+        return 0;
+    size_find sf = {a->name, 0};
+    tdx_src_walk((tdx_src_node *)l->scope, find_size_binding, &sf);
+    return sf.found;
+}
+
 static int known_nonunit_param(const tdx_tri *t, const tdx_km_kernel *k, const char *p)
 {
     const tdx_km_param *prm = tdx_km_param_find(k, p);
@@ -284,6 +339,8 @@ static int known_nonunit_param(const tdx_tri *t, const tdx_km_kernel *k, const c
     for (size_t i = 0; i < k->launches.len; i++) {
         const tdx_km_launch *l = k->launches.items[i];
         const tdx_src_node *a = l->args[prm->index];
+        if (arg_is_size(l, a))
+            return 1;
         if (!a || a->kind != TDX_SRC_CALL)
             continue;
         const tdx_src_node *fn = tdx_src_call_func(a);

@@ -71,6 +71,7 @@ def case_reductions():
     x, w, b = torch.randn(37, 300), torch.randn(300), torch.randn(300)
     close(load("column_sum_strided").launch(x), x.sum(0))
     close(load("column_sum_tiled").launch(x), x.sum(0))
+    close(load("column_max_size_stride").launch(x), x.amax(0))
     m = load("row_sum")
     close(m.launch(x), x.sum(1))
     vals, idx = m.launch_max(x)
