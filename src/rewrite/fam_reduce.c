@@ -333,7 +333,7 @@ static char *body_text(fam_task *t, const tdx_src_node *loop, const fam_edits *e
 /* Bind the first pass's shared load to `_tdx_row` (a statement inserted
  * before the one that loads) and make every later pass reuse it: the row is
  * read from memory once. A later load with another `other` keeps its
- * masked-off value through tl.where. Passes [from, to) are edited. */
+ * masked-off value through tl.where. Passes [0, to) are edited. */
 static int reuse_row(fam_task *t, const passes *p, size_t to, fam_edits *e)
 {
     tdx_src_node *ld0 = p->load[0];
@@ -604,11 +604,7 @@ static tdx_src_node *square_of(fam_task *t, tdx_src_node *loop, tdx_src_node *q)
     tdx_src_node *l = tdx_src_kid(q, TDX_SRC_R_LEFT), *r = tdx_src_kid(q, TDX_SRC_R_RIGHT);
     if (!l || !r || strcmp(canon(t, loop, l), canon(t, loop, r)) != 0)
         return NULL;
-    if (is_name(l, NULL)) {
-        tdx_src_node *v = local_value(loop, l->name, l->start);
-        return v ? v : NULL;
-    }
-    return l;
+    return is_name(l, NULL) ? local_value(loop, l->name, l->start) : l;
 }
 
 /* Mean and variance: a pass summing x then a pass summing (x - mean)^2

@@ -111,7 +111,7 @@ typedef struct ksite {
 /* The value stored is the accumulator or its cast: `acc`, `acc.to(...)`, or
  * a name bound once to `acc.to(...)`. Epilogues (bias, activation) are not
  * linear in the partial sums and are left alone. */
-static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
+static int plain_result(const ksite *k, tdx_src_node *v)
 {
     if (is_name(v, k->acc))
         return 1;
@@ -131,7 +131,6 @@ static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
         v = val;
     }
     tdx_src_node *fn = v && v->kind == TDX_SRC_CALL ? tdx_src_call_func(v) : NULL;
-    (void)t;
     return fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name && strcmp(fn->name, "to") == 0 &&
            is_name(tdx_src_kid(fn, TDX_SRC_R_VALUE), k->acc);
 }
@@ -215,7 +214,7 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     if (!sst || sst->kind != TDX_SRC_EXPR_STMT || sst->parent != def || sst->start < k->loop->end)
         return 0;
     k->value = tdx_src_call_arg(k->store, 1);
-    if (!k->value || tdx_src_call_nargs(k->store) > 3 || !plain_result(t, k, k->value))
+    if (!k->value || tdx_src_call_nargs(k->store) > 3 || !plain_result(k, k->value))
         return 0;
     for (tdx_src_node *kw = tdx_src_next(k->store, TDX_SRC_R_KEYWORD, NULL); kw;
          kw = tdx_src_next(k->store, TDX_SRC_R_KEYWORD, kw))
@@ -226,7 +225,7 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
             continue;
         tdx_src_node *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
         if (s->kind != TDX_SRC_ASSIGN || !is_name(k->value, NULL) ||
-            !is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(t, k, v))
+            !is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(k, v))
             return 0;
     }
     /* the output pointer, read nowhere else */
