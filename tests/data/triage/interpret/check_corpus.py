@@ -118,6 +118,8 @@ def case_dot():
     close(load("matmul_block_ptr").launch(a, b, bias).float(), torch.relu(ref + bias), 1e-2)
     ab, bb = torch.randn(3, 64, 96).half(), torch.randn(3, 96, 80).half()
     close(load("batched_matmul").launch(ab, bb).float(), torch.bmm(ab.float(), bb.float()), 1e-2)
+    for name in ("few_tiles_matmul", "many_tiles_matmul"):
+        close(load(name).launch(a, b).float(), ref, 1e-2)
     m = load("pipelining")
     close(m.launch(a, b).float(), ref, 1e-2)
     close(m.launch_range(a, b).float(), ref, 1e-2)
