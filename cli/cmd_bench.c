@@ -15,6 +15,7 @@
 #include "loop/exec.h"
 #include "loop/loop.h"
 #include "loop/propose.h"
+#include "progress.h"
 
 static void usage(FILE *f)
 {
@@ -35,8 +36,30 @@ static void usage(FILE *f)
           "  --step-timeout S     limit of one check or timing of a candidate (default 300)\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
           "  --markdown FILE      where to write the merged table (default: stdout)\n"
-          "  --json FILE          also write the merged rows as one results file\n",
+          "  --json FILE          also write the merged rows as one results file\n"
+          "  --no-progress        no progress line on stderr (it shows only on a terminal)\n"
+          "  --quiet              no progress line and no per-task lines on stderr\n",
           f);
+}
+
+/* The progress line of a bench run: the task, its round, the best so far. */
+typedef struct bench_prog {
+    tdx_progress line;
+    size_t index, ntasks;
+    const char *task;
+} bench_prog;
+
+static void on_progress(const tdx_loop_progress *p, void *ud)
+{
+    bench_prog *b = ud;
+    if (p->best_s > 0)
+        tdx_progress_update(&b->line, "[%zu/%zu] %s  round %d/%d  %s  best %.4g ms (%.2fx)  %.0f s",
+                            b->index, b->ntasks, b->task, p->round, p->max_rounds, p->what,
+                            p->best_s * 1e3, p->initial_s > 0 ? p->initial_s / p->best_s : 1.0,
+                            p->elapsed_s);
+    else
+        tdx_progress_update(&b->line, "[%zu/%zu] %s  round %d/%d  %s  %.0f s", b->index, b->ntasks,
+                            b->task, p->round, p->max_rounds, p->what, p->elapsed_s);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -104,7 +127,7 @@ int tdx_cmd_bench(int argc, char **argv)
 {
     const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL, *mjson = NULL;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
-    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1;
+    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0;
     double budget = 0, torch_timeout = 300, step_timeout = 300;
     const char *ceil_file = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -118,6 +141,10 @@ int tdx_cmd_bench(int argc, char **argv)
             return TDX_EXIT_OK;
         } else if (strcmp(argv[i], "--merge") == 0) {
             merging = 1;
+        } else if (strcmp(argv[i], "--no-progress") == 0) {
+            noprog = 1;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = noprog = 1;
         } else if (strcmp(argv[i], "--no-torch") == 0) {
             torch = 0;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-timeout", &v)) > 0) {
@@ -233,17 +260,24 @@ int tdx_cmd_bench(int argc, char **argv)
         }
     }
     tdx_bench_results res = {0};
+    bench_prog prog = {.ntasks = nn};
+    tdx_progress_init(&prog.line, stderr, noprog);
     for (size_t i = 0; i < nn; i++) {
         char task[4096], run_dir[3800], opt[4096];
         snprintf(task, sizeof task, "%s/%s", suite, names[i]);
         snprintf(run_dir, sizeof run_dir, "%.1800s/%.*s", out, (int)(strlen(names[i]) - 3), names[i]);
         snprintf(opt, sizeof opt, "%s.opt.py", run_dir);
-        fprintf(stderr, "bench: [%zu/%zu] %s\n", i + 1, nn, names[i]);
+        prog.index = i + 1;
+        prog.task = names[i];
+        tdx_progress_done(&prog.line);
+        if (!quiet)
+            fprintf(stderr, "bench: [%zu/%zu] %s\n", i + 1, nn, names[i]);
         /* the torch baselines of the original task, once per task (the
          * loop's own timings compare baseline and candidate only) */
         tdx_bench_row tr = {0};
         if (torch) {
-            fprintf(stderr, "bench: torch baselines of %s\n", names[i]);
+            if (!quiet)
+                fprintf(stderr, "bench: torch baselines of %s\n", names[i]);
             tdx_bench_torch(&tr, task, device, torch_timeout);
         }
         tdx_loop_opts o = {0};
@@ -264,6 +298,8 @@ int tdx_cmd_bench(int argc, char **argv)
         tdx_loop_proposer prop = {"builtin", tdx_loop_builtin_propose, NULL};
         o.proposers = &prop;
         o.nproposers = 1;
+        o.progress = on_progress;
+        o.progress_ud = &prog;
         tdx_diags d;
         tdx_diags_init(&d);
         tdx_loop_result lr;
@@ -303,6 +339,7 @@ int tdx_cmd_bench(int argc, char **argv)
         json_dump_file(doc, path, JSON_INDENT(1));
         json_decref(doc);
     }
+    tdx_progress_done(&prog.line);
     tdx_bench_summary s;
     tdx_bench_summarize(&res, &s);
     tdx_buf b;
