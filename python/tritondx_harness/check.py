@@ -6,6 +6,9 @@ Outputs are poisoned (NaN, or a sentinel for ints) as they are allocated
 so elements the kernel never writes cannot pass. The reply lists every case
 with its error and verdict, and one overall reason when it fails.
 
+With --candidate the candidate's launch runs in a forked child and is judged
+here, where no candidate code is ever imported (isolate.py, docs/faults.md).
+
 Also callable from Python: check_task(task_path, device="cpu", seeds=(0, 1, 2),
 shapes=None, candidate=None) -> dict (the same dict the verb prints).
 """
@@ -15,7 +18,7 @@ import re
 import time
 
 from . import protocol
-from .common import as_outputs, clone_values, parse_dtype, parse_shape, same_signature, shape_label, signature_text
+from .common import as_outputs, clone_values, parse_dtype, parse_shape, shape_label
 from .protocol import INCORRECT, NO_GPU, TASK_ERROR, TASK_INVALID, HarnessError, describe_exception, where
 from .intercept import one_config
 from .taskload import interpreter, load_task, read_source

@@ -12,7 +12,7 @@ files lost) are printed and, with TDX_FAULTS_REPORT set, written as a
 Markdown table.
 
 The cases run two at a time (each one is a fresh optimize run of two or three
-Python children); the whole suite takes about two minutes on two cores.
+Python children); the whole suite takes about 7 CPU-minutes.
 """
 import concurrent.futures
 import hashlib
