@@ -48,9 +48,12 @@ case_file() {
   done
 }
 
-# sha256 of every file under a folder except optimize's own outputs
+# sha256 of every file under a folder except optimize's own outputs and the
+# caches that tritondx's own unsandboxed steps fill in $HOME (the ceilings,
+# Triton's and CUDA's compile caches of the baseline timing)
 digest() {
-  (cd "$1" && find . -path ./task.tdx -prune -o -name task.opt.py -prune -o -type f -print0 |
+  (cd "$1" && find . -path ./task.tdx -prune -o -name task.opt.py -prune -o -path ./.cache/tritondx -prune \
+     -o -path ./.triton -prune -o -path ./.nv -prune -o -type f -print0 |
      sort -z | xargs -0 -r sha256sum)
 }
 
