@@ -19,7 +19,7 @@ from . import protocol
 from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
                      tensor_bytes)
 from .gpu import device_info, estimate_ms, pin_timers, require_cuda, time_interleaved
-from .isolate import replaced, snapshot
+from .isolate import confine_self, replaced, snapshot
 from .protocol import INCORRECT, TASK_ERROR, TASK_INVALID, USAGE, HarnessError, describe_exception
 from .stats import L2_BYTES_H200, rates, repetitions, rotation_count, summarize
 from .taskload import interpreter, load_task
@@ -93,6 +93,12 @@ def run(args):
     # a candidate that replaces them (or the harness's functions) is refused
     pin_timers()
     before = snapshot()
+    if os.environ.get("TDX_SANDBOX") == "1":
+        # CUDA cannot start inside the write confinement (error 304 on the
+        # H200), so the context comes up first and the confinement follows,
+        # before any task or candidate code is imported
+        torch.zeros(1, device="cuda")
+        confine_self()
     with interpreter(False):
         task = load_task(args.task)
         cand = load_task(args.candidate, "candidate", reference_from=task) if args.candidate else None
