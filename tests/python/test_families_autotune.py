@@ -4,6 +4,7 @@ an autotuned kernel), and the launch no longer passes what the configs set.
 Negative controls: a kernel already autotuned, a block size that also sizes
 a buffer, and a grid left on a fixed block that the per-config check catches."""
 import ast
+import importlib.util
 import os
 import subprocess
 from pathlib import Path
@@ -57,6 +58,19 @@ def launch_call(text):
     return None
 
 
+def autotuner_of(path, kernel):
+    """Import a candidate (no kernel runs) and return Triton's Autotuner
+    wrapping `kernel`: the decorator as Triton itself reads it."""
+    from triton.runtime.autotuner import Autotuner
+
+    spec = importlib.util.spec_from_file_location(f"cand_{abs(hash(str(path)))}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    tuner = getattr(mod, kernel)
+    assert isinstance(tuner, Autotuner)
+    return tuner
+
+
 def check_each_config(task, cand, n, monkeypatch):
     """Run the check once per config, that config chosen; the failures."""
     bad = []
@@ -68,11 +82,11 @@ def check_each_config(task, cand, n, monkeypatch):
     return bad
 
 
-@pytest.mark.parametrize("task,blocks,key", [
-    ("scale.py", {"BLOCK": 64}, ["n"]),
-    ("matmul_ieee.py", {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, ["M", "N", "K"]),
+@pytest.mark.parametrize("task,kernel,blocks,key", [
+    ("scale.py", "scale_kernel", {"BLOCK": 64}, ["n"]),
+    ("matmul_ieee.py", "matmul_kernel", {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, ["M", "N", "K"]),
 ])
-def test_every_config_passes_the_check(task, blocks, key, tmp_path, monkeypatch):
+def test_every_config_passes_the_check(task, kernel, blocks, key, tmp_path, monkeypatch):
     cands = rewrite(DATA / task, tmp_path)
     assert len(cands) == 2  # a small and a wider config list
     sizes = []
@@ -87,6 +101,10 @@ def test_every_config_passes_the_check(task, blocks, key, tmp_path, monkeypatch)
         call = launch_call(text)
         assert not {kw.arg for kw in call.keywords} & (set(blocks) | {"num_warps", "num_stages"})
         assert "lambda META:" in text and "META['BLOCK" in text
+        tuner = autotuner_of(cand, kernel)
+        assert tuner.keys == key and set(key) <= set(tuner.arg_names)
+        assert [(c.kwargs, c.num_warps, c.num_stages) for c in tuner.configs] == cfgs
+        assert all(set(c.kwargs) <= set(tuner.arg_names) for c in tuner.configs)
         assert check_each_config(DATA / task, cand, len(cfgs), monkeypatch) == []
     assert sizes[0] < sizes[1]
 
