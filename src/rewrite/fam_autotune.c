@@ -67,6 +67,37 @@ static int kernel_calls(fam_task *t, tdx_src_node *def, const char *prefix)
     return 0;
 }
 
+// Whether the kernel stores through a pointer parameter it also loads from,
+// or the launch passes one name twice: the Autotuner runs the kernel once
+// per config (and again to time it), so a read-modify-write would see its
+// own earlier results.
+static int rewrites_its_input(fam_task *t, tdx_src_node *kdef, tdx_src_node *L)
+{
+    for (size_t i = 0; i < tdx_src_call_nargs(L); i++)
+        for (size_t j = i + 1; j < tdx_src_call_nargs(L); j++) {
+            tdx_src_node *a = tdx_src_call_arg(L, i), *b = tdx_src_call_arg(L, j);
+            if (a->kind == TDX_SRC_NAME && b->kind == TDX_SRC_NAME && strcmp(a->name, b->name) == 0)
+                return 1;
+        }
+    tdx_ptrvec calls = {0};
+    fam_collect(t, kdef, TDX_SRC_CALL, &calls);
+    for (tdx_src_node *p = tdx_src_next(kdef, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(kdef, TDX_SRC_R_PARAM, p)) {
+        int loads = 0, stores = 0;
+        for (size_t i = 0; p->name && i < calls.len; i++) {
+            tdx_src_node *c = calls.items[i], *f = tdx_src_call_func(c);
+            tdx_src_node *ptr = tdx_src_call_arg(c, 0);
+            if (!ptr || !fam_mentions(ptr, p->name))
+                continue;
+            loads |= tdx_src_is_dotted(f, "tl.load");
+            stores |= tdx_src_is_dotted(f, "tl.store");
+        }
+        if (loads && stores)
+            return 1;
+    }
+    return 0;
+}
+
 // Whether an expression reads a tensor's size: x.shape, x.shape[i],
 // x.numel(), x.size(i), len(x), or arithmetic on them.
 static int size_expr(const tdx_src_node *n)
@@ -131,7 +162,7 @@ static int at_site_of(fam_task *t, tdx_src_node *L, at_site *a)
     if (!tdx_src_decorator(a->kdef, "triton.jit"))
         return 0; /* the decorator written must name the module as the kernel does */
     /* the Autotuner runs the kernel once per config: atomics would add up */
-    if (kernel_calls(t, a->kdef, "tl.atomic_"))
+    if (kernel_calls(t, a->kdef, "tl.atomic_") || rewrites_its_input(t, a->kdef, L))
         return 0;
     /* one launch site per kernel: the decorator changes every launch of it */
     for (size_t i = 0; i < t->launches.len; i++)

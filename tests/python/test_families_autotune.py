@@ -164,3 +164,16 @@ def test_refuses_a_block_that_also_sizes_a_buffer(tmp_path, monkeypatch):
     cfgs, key = configs_of(text)
     assert key == ["n"]
     assert check_each_config(free, cands[0], len(cfgs), monkeypatch) == []
+
+
+def test_refuses_a_kernel_that_rewrites_its_input(tmp_path):
+    """The Autotuner runs the kernel once per config: an in-place update would
+    compound, so a kernel that stores where it loads is left alone."""
+    src = (DATA / "scale.py").read_text()
+    assert len(rewrite(DATA / "scale.py", tmp_path / "a")) == 2
+    inplace = tmp_path / "inplace.py"
+    inplace.write_text(src.replace("tl.store(y_ptr", "tl.store(x_ptr"))
+    assert "tl.store(x_ptr" in inplace.read_text() and rewrite(inplace, tmp_path / "b") == []
+    aliased = tmp_path / "aliased.py"
+    aliased.write_text(src.replace("](x, y, n, BLOCK=64)", "](x, x, n, BLOCK=64)"))
+    assert "](x, x, n" in aliased.read_text() and rewrite(aliased, tmp_path / "c") == []
