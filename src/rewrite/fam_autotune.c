@@ -255,6 +255,15 @@ static at_block *grid_block_of(fam_task *t, at_site *a, tdx_src_node *num, long 
     return hits == 1 ? hit : NULL;
 }
 
+// Whether n lies inside a launch other than L, its inline grid included.
+static int in_other_launch(const fam_task *t, const tdx_src_node *L, const tdx_src_node *n)
+{
+    for (size_t i = 0; i < t->launches.len; i++)
+        if (t->launches.items[i] != L && inside(n, t->launches.items[i]))
+            return 1;
+    return 0;
+}
+
 // The grid rewritten to read the block sizes from META, into out (empty when
 // it needs no change); 0 when the grid cannot be rewritten, or a block value
 // is used in the launching def elsewhere than the grid and the launch.
@@ -300,6 +309,8 @@ static int at_grid(fam_task *t, at_site *a, tdx_src_node **gnode, tdx_buf *out)
             continue;
         if (inside(n, a->warps) || inside(n, a->stages))
             continue;
+        if (in_other_launch(t, a->L, n))
+            continue; /* another launch's own value, which it keeps */
         if (!inside(n, g))
             return 0; /* the block value sizes something else too */
         at_block *b = grid_block_of(t, a, n, v);

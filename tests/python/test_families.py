@@ -49,6 +49,7 @@ CASES = [
     ("autotune", "scale.py"),
     ("autotune", "matmul_grid_var.py"),
     ("autotune", "rowsum_loop.py"),
+    ("autotune", "bias_then_gelu.py"),
 ]
 
 

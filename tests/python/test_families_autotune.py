@@ -177,3 +177,18 @@ def test_refuses_a_kernel_that_rewrites_its_input(tmp_path):
     aliased = tmp_path / "aliased.py"
     aliased.write_text(src.replace("](x, y, n, BLOCK=64)", "](x, x, n, BLOCK=64)"))
     assert "](x, x, n" in aliased.read_text() and rewrite(aliased, tmp_path / "c") == []
+
+
+def test_each_of_two_launches_is_tuned_alone(tmp_path, monkeypatch):
+    """Two kernels launched with the same literal block: each candidate tunes
+    one launch; the other keeps its literal grid and block."""
+    task = DATA / "bias_then_gelu.py"
+    cands = rewrite(task, tmp_path)
+    assert len(cands) == 4
+    for cand, tuned, kept in ((cands[0], "bias_kernel", "gelu_kernel[(triton.cdiv(n, 512),)](h, y, n, BLOCK=512)"),
+                              (cands[2], "gelu_kernel", "bias_kernel[(triton.cdiv(n, 512),)](x, bias, h, n, x.shape[1], BLOCK=512)")):
+        text = Path(cand).read_text()
+        assert kept in text
+        assert f"{tuned}[lambda META: (triton.cdiv(n, META['BLOCK']),)]" in text
+        cfgs, _ = configs_of(text)
+        assert check_each_config(task, cand, len(cfgs), monkeypatch) == []
