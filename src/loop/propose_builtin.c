@@ -48,9 +48,11 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
     for (size_t i = 0; i < tdx_ledger_count(l); i++)
         want(tdx_ledger_at(l, i)->family, fams, &nf, 32);
     /* retuning is the search every diagnosis narrows; it always applies, then
-     * the program order of tile grids (it yields nothing for other kernels) */
+     * the program order of tile grids (it yields nothing for other kernels),
+     * then the same search left to the GPU as @triton.autotune */
     want("retune", fams, &nf, 32);
     want("grouped-order", fams, &nf, 32);
+    want("autotune", fams, &nf, 32);
     for (int i = 0; i < nf; i++) {
         if (!tdx_rw_family_find(fams[i])) {
             tdx_diags_add(diags, TDX_SEV_NOTE, ctx->task_path, 0, 0,

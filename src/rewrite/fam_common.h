@@ -86,4 +86,10 @@ tdx_status fam_persistent_grid(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 tdx_status fam_coalesce(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 tdx_status fam_fuse_launches(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
+/* ---- autotune (fam_autotune.c) ---- */
+/* A launch's block sizes, num_warps and num_stages as a @triton.autotune
+ * config list over the kernel, keyed on the launch's size arguments. */
+tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* ---- end autotune ---- */
+
 #endif

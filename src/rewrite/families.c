@@ -502,6 +502,7 @@ static const tdx_rw_family families[] = {
     {"persistent-grid", "a launch on a 1-D grid (or a 2-D grid of a tl.dot kernel) of a kernel with no early return", fam_persistent_grid},
     {"coalesce", "a program owning one index of the contiguous axis, walking a block of the strided one", fam_coalesce},
     {"fuse-launches", "consecutive launches on one 1-D grid, the second reading element-wise a tensor only the first writes", fam_fuse_launches},
+    {"autotune", "a kernel launch with block-size constexprs whose grid reads them only as literals or names", fam_autotune},
 };
 
 const tdx_rw_family *tdx_rw_families(size_t *n)

@@ -46,6 +46,10 @@ CASES = [
     ("coalesce", "col_max_scalar.py"),
     ("fuse-launches", "scale_then_add.py"),
     ("fuse-launches", "bias_then_gelu.py"),
+    ("autotune", "scale.py"),
+    ("autotune", "matmul_grid_var.py"),
+    ("autotune", "rowsum_loop.py"),
+    ("autotune", "bias_then_gelu.py"),
 ]
 
 
