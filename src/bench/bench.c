@@ -5,6 +5,7 @@
 
 #include "journal/journal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,14 @@ static double num(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* A count: clamped to [-1, hi] before the conversion, since a double out of
+ * the integer's range makes the cast undefined. */
+static long count(json_t *o, const char *k, long hi)
+{
+    double v = num(o, k);
+    return v >= (double)hi ? hi : v > -1 ? (long)v : -1;
 }
 
 tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
@@ -55,12 +64,12 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->fraction_after = num(o, "fraction_after");
     w->eager_s = num(o, "eager_s");
     w->compile_s = num(o, "compile_s");
-    w->rounds = (int)num(o, "rounds");
-    w->kept = (int)num(o, "kept");
+    w->rounds = (int)count(o, "rounds", INT_MAX);
+    w->kept = (int)count(o, "kept", INT_MAX);
     w->seconds = num(o, "seconds");
-    w->gpu_runs = (long)num(o, "gpu_runs");
-    w->compiles = (long)num(o, "compiles");
-    w->tokens = (long)num(o, "tokens");
+    w->gpu_runs = count(o, "gpu_runs", LONG_MAX);
+    w->compiles = count(o, "compiles", LONG_MAX);
+    w->tokens = count(o, "tokens", LONG_MAX);
     if (!w->task || !w->status || !w->levels || !w->families)
         return TDX_ERR_NOMEM;
     r->len++;
@@ -207,15 +216,10 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
     return st;
 }
 
-/* The journal-derived parts of a row. */
-void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
+/* The journal-derived parts of a row, from the journal's entries. */
+void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *all)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%.4000s/journal.jsonl", run_dir);
-    tdx_diags d;
-    tdx_diags_init(&d);
-    json_t *all = NULL;
-    if (tdx_jnl_read(path, &all, &d) == TDX_OK) {
+    if (json_is_array(all)) {
         tdx_buf lv, fam;
         tdx_buf_init(&lv, 0);
         tdx_buf_init(&fam, 0);
@@ -228,11 +232,15 @@ void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
                 w->fraction_before = json_number_value(json_object_get(e, "fraction"));
             if (strcmp(t, "round") == 0) {
                 json_t *levels = json_object_get(json_object_get(e, "diagnosis"), "levels");
-                for (size_t k = 0; k < json_array_size(levels); k++)
-                    w->compiles += json_integer_value(json_object_get(json_array_get(levels, k), "compiles"));
+                for (size_t k = 0; k < json_array_size(levels); k++) {
+                    json_int_t c = json_integer_value(json_object_get(json_array_get(levels, k), "compiles"));
+                    long sum = w->compiles > 0 ? w->compiles : 0;
+                    if (c > 0) /* saturate: a damaged journal must not overflow the sum */
+                        w->compiles = c > LONG_MAX - sum ? LONG_MAX : sum + (long)c;
+                }
             }
             if (strcmp(t, "keep") == 0) {
-                int round = (int)json_integer_value(json_object_get(e, "round"));
+                json_int_t round = json_integer_value(json_object_get(e, "round"));
                 long decided = -1;
                 for (size_t k = 0; k < json_array_size(all); k++) {
                     json_t *r = json_array_get(all, k);
@@ -241,8 +249,8 @@ void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
                         json_integer_value(json_object_get(r, "round")) == round)
                         decided = (long)json_integer_value(json_object_get(r, "decided_level"));
                 }
-                tdx_buf_printf(&fam, "%s%s", fam.len ? "," : "",
-                               json_string_value(json_object_get(e, "family")));
+                const char *family = json_string_value(json_object_get(e, "family"));
+                tdx_buf_printf(&fam, "%s%s", fam.len ? "," : "", family ? family : "?");
                 if (decided >= 0)
                     tdx_buf_printf(&lv, "%s%ld", lv.len ? "," : "", decided);
                 else
@@ -256,6 +264,18 @@ void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
         tdx_buf_free(&lv);
         tdx_buf_free(&fam);
     }
+}
+
+/* The journal-derived parts of a row. */
+void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/journal.jsonl", run_dir);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    json_t *all = NULL;
+    if (tdx_jnl_read(path, &all, &d) == TDX_OK)
+        tdx_bench_row_from_entries(w, all);
     json_decref(all);
     tdx_diags_free(&d);
 }

@@ -56,6 +56,8 @@ json_t *tdx_bench_row_json(const tdx_bench_row *row);
  * its compiles, from the optimize journal in run_dir (left as is when there
  * is none). */
 void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir);
+/* The same from the journal's entries already read (borrowed). */
+void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries);
 
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s);
 /* The per-task table and the summary as Markdown. */

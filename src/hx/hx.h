@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "base/diag.h"
 #include "base/status.h"
 #include "proc/proc.h"
@@ -75,6 +76,17 @@ typedef struct tdx_hx_reply {
  * at the task file. *r is overwritten; free it in every case. */
 tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *task,
                        const char *const *args, tdx_hx_reply *r, tdx_diags *diags);
+
+/* Judge a child that ran (r->proc filled, r->json NULL) as tdx_hx_call
+ * does: sets r->json or r->reason and returns TDX_OK or TDX_ERR_CHILD.
+ * timeout_s and out_cap only go into the reason. */
+tdx_status tdx_hx_judge(tdx_hx_reply *r, const char *verb, double timeout_s, size_t out_cap);
+
+/* The problems of a `validate` reply ("problems": [{"message", "line"}]) as
+ * lines "TASK:LINE: error: MESSAGE" (or "TASK: error: MESSAGE" with no
+ * line) appended to out; entries that are not objects are skipped and a
+ * missing message reads "(no message)". Returns how many lines were added. */
+size_t tdx_hx_validate_problems(json_t *reply, const char *task, tdx_buf *out);
 
 /* Release what a reply owns. */
 void tdx_hx_reply_free(tdx_hx_reply *r);
