@@ -39,6 +39,12 @@ enum { TDX_FMT_TEXT, TDX_FMT_JSON, TDX_FMT_SARIF };
 /* Parse "text|json|sarif" into *out; returns -1 when invalid. */
 int tdx_cli_parse_format(const char *s, int *out);
 
+/* A whole number in [lo, hi], or a finite number in [lo, hi], as the value
+ * of option opt; otherwise an error naming the option is printed and -1
+ * returned (*out untouched). */
+int tdx_cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
+int tdx_cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build and run one libFuzzer target under ASan+UBSan.
 #   scripts/fuzz.sh NAME SECONDS          a bounded run (the ctest fuzz group)
-#   scripts/fuzz.sh --long NAME EXECS     a long run, until EXECS executions
+#   scripts/fuzz.sh --long NAME EXECS [MAX_SECONDS]
+#                                         a long run, until EXECS executions
+#                                         (or MAX_SECONDS, when given, pass)
 #
 # Builds fuzz/fuzz_NAME.c in build-fuzz/ (clang, -DTDX_FUZZ=ON
 # -DTDX_SANITIZE=ON). Crash and hang inputs are kept in
@@ -16,7 +18,8 @@
 # A crash or a hang (an input running past -timeout=10 s) does not end it:
 # the input is saved, counted, and fuzzing resumes with the executions left.
 # At the end it prints one line: target, executions, seconds, crashes,
-# hangs, peak RSS (MB), corpus size, date; exit 1 when anything was found.
+# hangs, peak RSS (MB), corpus size, date, and whether the time limit cut
+# it short; exit 1 when anything was found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0
@@ -26,12 +29,13 @@ if [ "${1:-}" = "--long" ]; then
 fi
 name=${1:?usage: scripts/fuzz.sh [--long] NAME SECONDS|EXECS}
 amount=${2:-60}
+max_secs=${3:-0}
 if [ ! -f "fuzz/fuzz_${name}.c" ]; then
     echo "fuzz.sh: no fuzz/fuzz_${name}.c" >&2
     exit 2
 fi
-if ! [[ "$amount" =~ ^[0-9]+$ ]] || [ "$amount" -eq 0 ]; then
-    echo "fuzz.sh: ${2:-} is not a positive number" >&2
+if ! [[ "$amount" =~ ^[0-9]+$ ]] || [ "$amount" -eq 0 ] || ! [[ "$max_secs" =~ ^[0-9]+$ ]]; then
+    echo "fuzz.sh: ${2:-} ${3:-} is not a positive number" >&2
     exit 2
 fi
 if ! command -v clang >/dev/null; then
@@ -107,13 +111,21 @@ if [ -d "fuzz/corpus/${name}" ]; then
 fi
 log=$(mktemp "${TMPDIR:-/tmp}/tdx-fuzz-long-${name}.XXXXXX")
 trap 'rm -f "$log"' EXIT
-total=0 crashes=0 hangs=0 peak=0 segments=0
+total=0 crashes=0 hangs=0 peak=0 cut=""
 start=$(date +%s)
 while [ "$total" -lt "$amount" ]; do
     left=$((amount - total))
-    "$bin" -runs="$left" "${opts[@]}" "$corpus" >"$log" 2>&1 || true
+    limit=()
+    if [ "$max_secs" -gt 0 ]; then
+        secs_left=$((max_secs - ($(date +%s) - start)))
+        if [ "$secs_left" -le 0 ]; then
+            cut=", cut at the time limit"
+            break
+        fi
+        limit=(-max_total_time="$secs_left")
+    fi
+    "$bin" -runs="$left" "${limit[@]}" "${opts[@]}" "$corpus" >"$log" 2>&1 || true
     read -r execs crash hang rss < <(scan "$log")
-    segments=$((segments + 1))
     total=$((total + execs))
     crashes=$((crashes + crash))
     hangs=$((hangs + hang))
@@ -132,5 +144,8 @@ while [ "$total" -lt "$amount" ]; do
     fi
 done
 secs=$(( $(date +%s) - start ))
-echo "fuzz_${name}: ${total} execs, ${secs} s, ${crashes} crashes, ${hangs} hangs, peak RSS ${peak} MB, corpus $(ls "$corpus" | wc -l) inputs, $(date -u +%Y-%m-%d)"
+if [ "$max_secs" -gt 0 ] && [ "$total" -lt "$amount" ] && [ "$secs" -ge "$max_secs" ]; then
+    cut=", cut at the time limit"
+fi
+echo "fuzz_${name}: ${total} execs, ${secs} s, ${crashes} crashes, ${hangs} hangs, peak RSS ${peak} MB, corpus $(ls "$corpus" | wc -l) inputs, $(date -u +%Y-%m-%d)${cut}"
 [ "$crashes" -eq 0 ] && [ "$hangs" -eq 0 ]

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-pkgs="build-essential cmake ninja-build pkg-config libjansson-dev libcmocka-dev libcurl4-openssl-dev clang libclang-rt-14-dev patch valgrind cppcheck"
+pkgs="build-essential cmake ninja-build pkg-config libjansson-dev libcmocka-dev libcurl4-openssl-dev clang libclang-rt-14-dev clang-tidy patch valgrind cppcheck"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

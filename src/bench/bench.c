@@ -217,8 +217,9 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
 }
 
 /* The journal-derived parts of a row, from the journal's entries. */
-void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *all)
+void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
 {
+    json_t *all = entries;
     if (json_is_array(all)) {
         tdx_buf lv, fam;
         tdx_buf_init(&lv, 0);

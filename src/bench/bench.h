@@ -46,7 +46,7 @@ typedef struct tdx_bench_summary {
 
 void tdx_bench_free(tdx_bench_results *r);
 /* Parse one row object and append it. */
-tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *row);
+tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o);
 /* Read rows from a JSON file: an array of rows, or an object with "rows". */
 tdx_status tdx_bench_load(tdx_bench_results *r, const char *path);
 /* A row as JSON (caller json_decref()s). */
