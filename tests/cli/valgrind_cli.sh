@@ -91,10 +91,11 @@ vg 2\|3 -- rules TDX999
 vg 0 -- rewrite --list
 vg 0\|1 -- rewrite --list examples/softmax.py
 for fam in retune pipelining tensor-cores exp2 alignment-hints remove-launch-passes grouped-order; do
-    for task in examples/softmax.py tests/data/analyze/tasks/lostdiv.py tests/data/analyze/tasks/ieee_dot.py; do
-        vg 0\|1\|4 -- rewrite --family "$fam" --diff --out-dir "$TMP/rw" "$task"
-    done
+    vg 0\|1\|4 -- rewrite --family "$fam" --diff --out-dir "$TMP/rw" examples/softmax.py
 done
+vg 0\|1\|4 -- rewrite --family tensor-cores --diff --out-dir "$TMP/rw" tests/data/analyze/tasks/ieee_dot.py
+vg 0\|1\|4 -- rewrite --family alignment-hints --diff --out-dir "$TMP/rw" tests/data/analyze/tasks/lostdiv.py
+vg 0\|1\|4 -- rewrite --family retune --out-dir "$TMP/rw" tests/data/analyze/tasks/bigblock.py
 vg 2 -- rewrite --family no-such-family examples/softmax.py
 vg 3 -- rewrite --family retune no/such/task.py
 
