@@ -70,6 +70,12 @@ tdx_status tdx_cli_render_task(const tdx_cli_render *r);
  * when anything is at warning level or above, else OK. */
 int tdx_cli_task_exit(tdx_status render, tdx_status run, const tdx_ledger *led);
 
+/* A whole number in [lo, hi], or a finite number in [lo, hi], as the value
+ * of option opt; otherwise an error naming the option is printed and -1
+ * returned (*out untouched). */
+int tdx_cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
+int tdx_cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -166,13 +166,17 @@ int tdx_cmd_bench(int argc, char **argv)
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--device", &v)) > 0) {
             device = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--max-level", &v)) > 0) {
-            max_level = atoi(v);
+            if (tdx_cli_parse_int("--max-level", v, 0, 3, &max_level))
+                r = -1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--rounds", &v)) > 0) {
-            rounds = atoi(v);
+            if (tdx_cli_parse_int("--rounds", v, 0, 1000000, &rounds))
+                r = -1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--candidates", &v)) > 0) {
-            cands = atoi(v);
+            if (tdx_cli_parse_int("--candidates", v, 0, 1000000, &cands))
+                r = -1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--budget", &v)) > 0) {
-            budget = atof(v);
+            if (tdx_cli_parse_double("--budget", v, 0, 1e9, &budget))
+                r = -1;
         } else if (r == 0 && merging && argv[i][0] != '-') {
             files[nfiles++] = argv[i];
         } else {
@@ -222,7 +226,8 @@ int tdx_cmd_bench(int argc, char **argv)
         }
     }
     closedir(dir);
-    qsort(names, nn, sizeof *names, cmp_str);
+    if (nn)
+        qsort(names, nn, sizeof *names, cmp_str);
     char defout[256];
     if (!out) {
         time_t now = time(NULL);

@@ -89,23 +89,17 @@ int tdx_cmd_check(int argc, char **argv)
     tdx_hx_reply r;
     tdx_status st = tdx_hx_call(&o, "validate", task, NULL, &r, NULL);
     if (st) {
-        json_t *problems = r.json ? json_object_get(r.json, "problems") : NULL;
+        tdx_buf lines;
+        tdx_buf_init(&lines, 1 << 20);
         if (as_json && r.json) {
             json_dumpf(r.json, stdout, JSON_INDENT(2));
             putchar('\n');
-        } else if (json_array_size(problems)) {
-            for (size_t i = 0; i < json_array_size(problems); i++) {
-                json_t *p = json_array_get(problems, i);
-                json_t *line = json_object_get(p, "line");
-                if (json_is_integer(line))
-                    fprintf(stderr, "%s:%lld: error: %s\n", task, (long long)json_integer_value(line),
-                            json_string_value(json_object_get(p, "message")));
-                else
-                    fprintf(stderr, "%s: error: %s\n", task, json_string_value(json_object_get(p, "message")));
-            }
+        } else if (r.json && tdx_hx_validate_problems(r.json, task, &lines)) {
+            fputs(tdx_buf_str(&lines), stderr);
         } else {
             fprintf(stderr, "%s: error: %s\n", task, r.reason);
         }
+        tdx_buf_free(&lines);
         int invalid = r.json != NULL; /* the harness answered: the task is what is wrong */
         tdx_hx_reply_free(&r);
         return invalid ? TDX_EXIT_INPUT : TDX_EXIT_FAILED;
@@ -113,7 +107,10 @@ int tdx_cmd_check(int argc, char **argv)
     json_t *kernels = json_object_get(r.json, "kernels");
     if (!as_json)
         printf("%s: a well-formed %s with %zu kernel%s\n", task,
-               json_string_value(json_object_get(r.json, "kind")), json_array_size(kernels),
+               json_is_string(json_object_get(r.json, "kind"))
+                   ? json_string_value(json_object_get(r.json, "kind"))
+                   : "task",
+               json_array_size(kernels),
                json_array_size(kernels) == 1 ? "" : "s");
     tdx_hx_reply_free(&r);
     if (validate_only)

@@ -87,11 +87,26 @@ int tdx_cmd_optimize(int argc, char **argv)
             if (tdx_llm_config_set(&llm, longopts[li].name + 4, optarg, &d) != TDX_OK)
                 rc = TDX_EXIT_USAGE;
             break;
-        case O_ROUNDS: o.max_rounds = atoi(optarg); break;
-        case O_CANDS: o.max_cands = atoi(optarg); break;
-        case O_TARGET: o.target_fraction = atof(optarg); break;
-        case O_BUDGET: o.time_budget_s = atof(optarg); break;
-        case O_LEVEL: o.dx.max_level = atoi(optarg); break;
+        case O_ROUNDS:
+            if (tdx_cli_parse_int("--rounds", optarg, 0, 1000000, &o.max_rounds))
+                rc = TDX_EXIT_USAGE;
+            break;
+        case O_CANDS:
+            if (tdx_cli_parse_int("--candidates", optarg, 0, 1000000, &o.max_cands))
+                rc = TDX_EXIT_USAGE;
+            break;
+        case O_TARGET:
+            if (tdx_cli_parse_double("--target", optarg, 0, 1, &o.target_fraction))
+                rc = TDX_EXIT_USAGE;
+            break;
+        case O_BUDGET:
+            if (tdx_cli_parse_double("--budget", optarg, 0, 1e9, &o.time_budget_s))
+                rc = TDX_EXIT_USAGE;
+            break;
+        case O_LEVEL:
+            if (tdx_cli_parse_int("--max-level", optarg, 0, 3, &o.dx.max_level))
+                rc = TDX_EXIT_USAGE;
+            break;
         case O_RESUME: o.resume = 1; break;
         case O_OUT: o.out_path = optarg; break;
         case O_RUNDIR: o.run_dir = optarg; break;

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 # chromium + chromium-driver: the headless browser test of the HTML reports
-pkgs="build-essential cmake ninja-build pkg-config libjansson-dev libcmocka-dev libcurl4-openssl-dev clang libclang-rt-14-dev patch valgrind cppcheck chromium chromium-driver"
+pkgs="build-essential cmake ninja-build pkg-config libjansson-dev libcmocka-dev libcurl4-openssl-dev clang libclang-rt-14-dev clang-tidy patch valgrind cppcheck chromium chromium-driver"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -5,6 +5,7 @@
 
 #include "journal/journal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,14 @@ static double ms_or_s(json_t *o, const char *ms_key, const char *s_key)
     return ms > 0 ? ms / 1e3 : num(o, s_key);
 }
 
+/* A count: clamped to [-1, hi] before the conversion, since a double out of
+ * the integer's range makes the cast undefined. */
+static long count(json_t *o, const char *k, long hi)
+{
+    double v = num(o, k);
+    return v >= (double)hi ? hi : v > -1 ? (long)v : -1;
+}
+
 tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
 {
     if (!json_is_object(o) || !json_is_string(json_object_get(o, "task")))
@@ -72,12 +81,12 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->compile_build_s = num(o, "compile_build_s");
     w->torch_baseline = dupstr(json_string_value(json_object_get(o, "torch_baseline")));
     w->torch_note = dupstr(json_string_value(json_object_get(o, "torch_note")));
-    w->rounds = (int)num(o, "rounds");
-    w->kept = (int)num(o, "kept");
+    w->rounds = (int)count(o, "rounds", INT_MAX);
+    w->kept = (int)count(o, "kept", INT_MAX);
     w->seconds = num(o, "seconds");
-    w->gpu_runs = (long)num(o, "gpu_runs");
-    w->compiles = (long)num(o, "compiles");
-    w->tokens = (long)num(o, "tokens");
+    w->gpu_runs = count(o, "gpu_runs", LONG_MAX);
+    w->compiles = count(o, "compiles", LONG_MAX);
+    w->tokens = count(o, "tokens", LONG_MAX);
     if (!w->task || !w->status || !w->levels || !w->families || !w->torch_baseline || !w->torch_note) {
         row_free(w);
         return TDX_ERR_NOMEM;
@@ -357,15 +366,11 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
     return st;
 }
 
-/* The journal-derived parts of a row. */
-void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
+/* The journal-derived parts of a row, from the journal's entries. */
+void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%.4000s/journal.jsonl", run_dir);
-    tdx_diags d;
-    tdx_diags_init(&d);
-    json_t *all = NULL;
-    if (tdx_jnl_read(path, &all, &d) == TDX_OK) {
+    json_t *all = entries;
+    if (json_is_array(all)) {
         tdx_buf lv, fam;
         tdx_buf_init(&lv, 0);
         tdx_buf_init(&fam, 0);
@@ -378,11 +383,15 @@ void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
                 w->fraction_before = json_number_value(json_object_get(e, "fraction"));
             if (strcmp(t, "round") == 0) {
                 json_t *levels = json_object_get(json_object_get(e, "diagnosis"), "levels");
-                for (size_t k = 0; k < json_array_size(levels); k++)
-                    w->compiles += json_integer_value(json_object_get(json_array_get(levels, k), "compiles"));
+                for (size_t k = 0; k < json_array_size(levels); k++) {
+                    json_int_t c = json_integer_value(json_object_get(json_array_get(levels, k), "compiles"));
+                    long sum = w->compiles > 0 ? w->compiles : 0;
+                    if (c > 0) /* saturate: a damaged journal must not overflow the sum */
+                        w->compiles = c > LONG_MAX - sum ? LONG_MAX : sum + (long)c;
+                }
             }
             if (strcmp(t, "keep") == 0) {
-                int round = (int)json_integer_value(json_object_get(e, "round"));
+                json_int_t round = json_integer_value(json_object_get(e, "round"));
                 long decided = -1;
                 for (size_t k = 0; k < json_array_size(all); k++) {
                     json_t *r = json_array_get(all, k);
@@ -391,8 +400,8 @@ void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
                         json_integer_value(json_object_get(r, "round")) == round)
                         decided = (long)json_integer_value(json_object_get(r, "decided_level"));
                 }
-                tdx_buf_printf(&fam, "%s%s", fam.len ? "," : "",
-                               json_string_value(json_object_get(e, "family")));
+                const char *family = json_string_value(json_object_get(e, "family"));
+                tdx_buf_printf(&fam, "%s%s", fam.len ? "," : "", family ? family : "?");
                 if (decided >= 0)
                     tdx_buf_printf(&lv, "%s%ld", lv.len ? "," : "", decided);
                 else
@@ -406,6 +415,18 @@ void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
         tdx_buf_free(&lv);
         tdx_buf_free(&fam);
     }
+}
+
+/* The journal-derived parts of a row. */
+void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/journal.jsonl", run_dir);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    json_t *all = NULL;
+    if (tdx_jnl_read(path, &all, &d) == TDX_OK)
+        tdx_bench_row_from_entries(w, all);
     json_decref(all);
     tdx_diags_free(&d);
 }

@@ -62,7 +62,7 @@ typedef struct tdx_bench_summary {
 
 void tdx_bench_free(tdx_bench_results *r);
 /* Parse one row object and append it. */
-tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *row);
+tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o);
 /* Read rows from a JSON file: an array of rows, or an object with "rows". */
 tdx_status tdx_bench_load(tdx_bench_results *r, const char *path);
 /* A row as JSON (caller json_decref()s). */
@@ -72,6 +72,8 @@ json_t *tdx_bench_row_json(const tdx_bench_row *row);
  * its compiles, from the optimize journal in run_dir (left as is when there
  * is none). */
 void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir);
+/* The same from the journal's entries already read (borrowed). */
+void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries);
 
 /* Fill a row's torch columns from a `time --torch-only` reply (eager,
  * torch.compile, compile time, which baseline); a column the reply lacks or

@@ -128,8 +128,8 @@ static void excerpt(const char *text, size_t len, size_t n, char *buf, size_t si
 }
 
 // Judge a finished child and its stdout; fills r->json or r->reason.
-static tdx_status classify(tdx_hx_reply *r, const char *verb, double timeout_s, size_t out_cap,
-                           uint64_t cpu_s)
+tdx_status tdx_hx_judge(tdx_hx_reply *r, const char *verb, double timeout_s, size_t out_cap,
+                         uint64_t cpu_s)
 {
     const tdx_proc_result *p = &r->proc;
     char line[200];
@@ -298,7 +298,7 @@ tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *ta
     po.stop_at_stdout_cap = 1; /* more than the cap fails the call anyway */
     st = tdx_proc_run(&po, &r->proc);
     if (st == TDX_OK)
-        st = classify(r, verb, po.timeout_s, po.stdout_cap, po.rlimit_cpu);
+        st = tdx_hx_judge(r, verb, po.timeout_s, po.stdout_cap, po.rlimit_cpu);
     else if ((st == TDX_ERR_NOTFOUND || st == TDX_ERR_CHILD) && r->proc.failed_step &&
              strcmp(r->proc.failed_step, "exec") != 0)
         say(r, "could not start %.200s (%s): %s", python, r->proc.failed_step,
@@ -337,4 +337,27 @@ json_t *tdx_hx_reply_take(tdx_hx_reply *r)
     json_t *j = r->json;
     r->json = NULL;
     return j;
+}
+
+size_t tdx_hx_validate_problems(json_t *reply, const char *task, tdx_buf *out)
+{
+    json_t *problems = json_object_get(reply, "problems");
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(problems); i++) {
+        json_t *p = json_array_get(problems, i);
+        if (!json_is_object(p))
+            continue;
+        const char *msg = json_string_value(json_object_get(p, "message"));
+        json_t *line = json_object_get(p, "line");
+        tdx_status st;
+        if (json_is_integer(line))
+            st = tdx_buf_printf(out, "%s:%lld: error: %s\n", task, (long long)json_integer_value(line),
+                                msg ? msg : "(no message)");
+        else
+            st = tdx_buf_printf(out, "%s: error: %s\n", task, msg ? msg : "(no message)");
+        if (st)
+            break;
+        n++;
+    }
+    return n;
 }

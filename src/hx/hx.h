@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "base/diag.h"
 #include "base/status.h"
 #include "proc/proc.h"
@@ -80,6 +81,19 @@ typedef struct tdx_hx_reply {
  * at the task file. *r is overwritten; free it in every case. */
 tdx_status tdx_hx_call(const tdx_hx_opts *opts, const char *verb, const char *task,
                        const char *const *args, tdx_hx_reply *r, tdx_diags *diags);
+
+/* Judge a child that ran (r->proc filled, r->json NULL) as tdx_hx_call
+ * does: sets r->json or r->reason and returns TDX_OK or TDX_ERR_CHILD.
+ * timeout_s, out_cap and cpu_s (the CPU-time limit, 0 none) only go into
+ * the reason. */
+tdx_status tdx_hx_judge(tdx_hx_reply *r, const char *verb, double timeout_s, size_t out_cap,
+                        uint64_t cpu_s);
+
+/* The problems of a `validate` reply ("problems": [{"message", "line"}]) as
+ * lines "TASK:LINE: error: MESSAGE" (or "TASK: error: MESSAGE" with no
+ * line) appended to out; entries that are not objects are skipped and a
+ * missing message reads "(no message)". Returns how many lines were added. */
+size_t tdx_hx_validate_problems(json_t *reply, const char *task, tdx_buf *out);
 
 /* Release what a reply owns. */
 void tdx_hx_reply_free(tdx_hx_reply *r);

@@ -153,7 +153,7 @@ static char *join(const char *dir, const char *name)
     char *p = malloc(a + (size_t)slash + b + 1);
     if (!p)
         return NULL;
-    memcpy(p, dir, a);
+    memcpy(p, dir, a); // NOLINT(bugprone-not-null-terminated-result): the name copied below ends it
     if (slash)
         p[a] = '/';
     memcpy(p + a + slash, name, b + 1);

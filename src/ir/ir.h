@@ -426,7 +426,7 @@ size_t tdx_ir_kernel_sass_hist(const tdx_ir_kernel *k, int line, tdx_ir_opcount 
 
 /* Render the records, one per line, in the format of tests/data/ir/ * /expected.txt
  * (`load line=19 vec=4 ...`), for reports and tests. */
-tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *out);
+tdx_status tdx_ir_kernel_dump(const tdx_ir_kernel *k, tdx_buf *b);
 
 /* What changed from kernel a to kernel b (a counterfactual compile): one
  * line per changed record, `load line=18 col=16 name=x: vec 1 -> 4, ...`,

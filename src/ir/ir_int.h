@@ -49,9 +49,9 @@ typedef struct tdx_ir_loctab {
 tdx_ir_locnode *tdx_ir__loc_parse(tdx_arena *a, const char *s, size_t n);
 /* Record `#alias = loc(...)`. */
 void tdx_ir__loc_define(tdx_arena *a, tdx_ir_loctab *t, const char *alias, size_t alen,
-                        tdx_ir_locnode *node);
+                        tdx_ir_locnode *nd);
 /* Resolve a parsed location into frames; kernel_file picks the site. */
-void tdx_ir__loc_resolve(const tdx_ir_loctab *t, const tdx_ir_locnode *node,
+void tdx_ir__loc_resolve(const tdx_ir_loctab *t, const tdx_ir_locnode *nd,
                          const char *kernel_file, tdx_ir_srcloc *out);
 
 #endif

@@ -758,7 +758,7 @@ tdx_status tdx_ir_mlir_parse(const char *text, size_t len, tdx_arena *arena, tdx
     }
     /* The kernel's own file is where its public function is (noinline
      * helpers are private and may be printed first); else the first one. */
-    for (size_t i = 0; i < 2 * m->ops.len && !m->kernel_file; i++) {
+    for (size_t i = 0; m->ops.len && i < 2 * m->ops.len && !m->kernel_file; i++) {
         const tdx_ir_op *op = m->ops.items[i % m->ops.len];
         int want_public = i < m->ops.len;
         if (op->name && strcmp(op->name, "tt.func") == 0 &&

@@ -30,9 +30,9 @@ static int access_width(const char *opcode)
         const char *m = s + 1;
         size_t n = strcspn(m, ".");
         if ((n == 2 || n == 3) && isdigit((unsigned char)m[0]) && strspn(m, "0123456789") == n)
-            w = atoi(m);
+            w = atoi(m); // NOLINT(cert-err34-c): two or three digits, checked above
         else if ((n == 3 || n == 2) && (m[0] == 'U' || m[0] == 'S') && isdigit((unsigned char)m[1]))
-            w = atoi(m + 1);
+            w = atoi(m + 1); // NOLINT(cert-err34-c): a digit follows, checked above
     }
     return w;
 }

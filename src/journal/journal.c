@@ -45,6 +45,23 @@ static tdx_status parse_lines(const char *path, const char *data, size_t len, js
     return TDX_OK;
 }
 
+tdx_status tdx_jnl_parse(const char *path, const char *data, size_t len, json_t **entries,
+                         size_t *good_len, tdx_diags *diags)
+{
+    *entries = NULL;
+    size_t good = 0;
+    json_t *arr = json_array();
+    tdx_status st = arr ? parse_lines(path, data, len, arr, &good, diags) : TDX_ERR_NOMEM;
+    if (good_len)
+        *good_len = good;
+    if (st) {
+        json_decref(arr);
+        return st;
+    }
+    *entries = arr;
+    return TDX_OK;
+}
+
 tdx_status tdx_jnl_read(const char *path, json_t **entries, tdx_diags *diags)
 {
     *entries = NULL;
@@ -56,16 +73,9 @@ tdx_status tdx_jnl_read(const char *path, json_t **entries, tdx_diags *diags)
                       st == TDX_ERR_IO ? strerror(errno) : tdx_status_str(st));
         return st;
     }
-    json_t *arr = json_array();
-    size_t good;
-    st = arr ? parse_lines(path, data, len, arr, &good, diags) : TDX_ERR_NOMEM;
+    st = tdx_jnl_parse(path, data, len, entries, NULL, diags);
     free(data);
-    if (st) {
-        json_decref(arr);
-        return st;
-    }
-    *entries = arr;
-    return TDX_OK;
+    return st;
 }
 
 tdx_status tdx_jnl_open(tdx_jnl *j, const char *path, tdx_diags *diags)
@@ -88,9 +98,9 @@ tdx_status tdx_jnl_open(tdx_jnl *j, const char *path, tdx_diags *diags)
         tdx_jnl_close(j);
         return st;
     }
-    json_t *arr = json_array();
+    json_t *arr = NULL;
     size_t good = 0;
-    st = arr ? parse_lines(path, data, len, arr, &good, diags) : TDX_ERR_NOMEM;
+    st = tdx_jnl_parse(path, data, len, &arr, &good, diags);
     free(data);
     if (!st) {
         j->next_seq = (long)json_array_size(arr) + 1;

@@ -34,6 +34,12 @@ tdx_status tdx_jnl_append(tdx_jnl *j, json_t *entry);
 /* Read every complete entry of the journal at path, in order. */
 tdx_status tdx_jnl_read(const char *path, json_t **entries, tdx_diags *diags);
 
+/* The same from text already in memory (path names it in diags): the
+ * complete lines of data[0..len), which need not be NUL-terminated.
+ * *good_len (may be NULL) gets the length of the prefix read. */
+tdx_status tdx_jnl_parse(const char *path, const char *data, size_t len, json_t **entries,
+                         size_t *good_len, tdx_diags *diags);
+
 /* The last entry of the given type in entries, or NULL (borrowed). */
 json_t *tdx_jnl_last(json_t *entries, const char *type);
 

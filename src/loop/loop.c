@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,12 +169,14 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
             r->res->kept++;
             r->res->final_s = json_real_value(json_object_get(e, "median_s"));
         } else if (strcmp(type, "round_end") == 0) {
-            *next_round = (int)json_integer_value(json_object_get(e, "round")) + 1;
+            /* a damaged journal's round number must not overflow the next one */
+            json_int_t done = json_integer_value(json_object_get(e, "round"));
+            *next_round = done < 1 ? 1 : done >= INT_MAX ? INT_MAX : (int)done + 1;
             r->res->rounds = *next_round - 1;
         } else if (strcmp(type, "stop") == 0) {
             *stopped = 1;
-            snprintf(r->res->stop_reason, sizeof r->res->stop_reason, "%s",
-                     json_string_value(json_object_get(e, "reason")));
+            const char *why = json_string_value(json_object_get(e, "reason"));
+            snprintf(r->res->stop_reason, sizeof r->res->stop_reason, "%s", why ? why : "");
         }
         json_t *el = json_object_get(e, "elapsed_s");
         if (json_is_number(el))

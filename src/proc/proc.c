@@ -569,7 +569,7 @@ char *tdx_proc_describe(const tdx_proc_result *res, double timeout_s, char *buf,
     if (res->timed_out)
         snprintf(buf, size, "timed out after %g s", timeout_s);
     else if (res->stopped_at_cap)
-        snprintf(buf, size, "output over cap");
+        snprintf(buf, size, "output over cap"); // NOLINT(bugprone-branch-clone): repeated below at a lower precedence
     else if (res->signaled)
         snprintf(buf, size, "killed by signal %d (%s)", res->term_signal,
                  tdx_proc_signame(res->term_signal));

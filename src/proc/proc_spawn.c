@@ -15,8 +15,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-extern char **environ;
-
 // Length of the NAME part of a "NAME=VALUE" entry.
 static size_t name_len(const char *entry)
 {

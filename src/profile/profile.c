@@ -1,6 +1,7 @@
 /* Level 1: roofline position, occupancy and symptom findings from measured numbers. */
 #include "profile/profile.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,13 +78,22 @@ tdx_status tdx_prof_roofline_of(const tdx_prof_measure *m, const tdx_prof_ceilin
 
 static int floor_div(int a, int b) { return b > 0 ? a / b : 0; }
 
+/* CTAs in a launch's grid (entries <= 0 count as 1), saturating at LONG_MAX
+ * rather than overflowing on a reply with absurd dimensions. */
+static long grid_ctas(const tdx_prof_launch *k)
+{
+    long n = 1;
+    for (int d = 0; d < 3; d++)
+        if (k->grid[d] > 0 && __builtin_mul_overflow(n, k->grid[d], &n))
+            return LONG_MAX;
+    return n;
+}
+
 tdx_status tdx_prof_occupancy_of(const tdx_prof_launch *k, int sms, tdx_prof_occupancy *o)
 {
     memset(o, 0, sizeof *o);
     o->limiter = "unknown";
-    long g0 = k->grid[0] > 0 ? k->grid[0] : 1, g1 = k->grid[1] > 0 ? k->grid[1] : 1,
-         g2 = k->grid[2] > 0 ? k->grid[2] : 1;
-    o->ctas = (k->grid[0] || k->grid[1] || k->grid[2]) ? g0 * g1 * g2 : 0;
+    o->ctas = (k->grid[0] || k->grid[1] || k->grid[2]) ? grid_ctas(k) : 0;
     if (k->num_warps <= 0)
         return TDX_ERR_ARG;
     int warps = k->num_warps;
@@ -91,10 +101,12 @@ tdx_status tdx_prof_occupancy_of(const tdx_prof_launch *k, int sms, tdx_prof_occ
     o->limit_regs = TDX_PROF_SM90_MAX_CTAS_PER_SM;
     if (k->regs > 0) {
         /* registers are allocated per warp in units of 256 */
-        int per_warp = k->regs * 32;
+        long per_warp = (long)k->regs * 32;
         per_warp = (per_warp + TDX_PROF_SM90_REG_ALLOC_UNIT - 1) / TDX_PROF_SM90_REG_ALLOC_UNIT *
                    TDX_PROF_SM90_REG_ALLOC_UNIT;
-        o->limit_regs = floor_div(floor_div(TDX_PROF_SM90_REGS_PER_SM, per_warp), warps);
+        o->limit_regs = per_warp > TDX_PROF_SM90_REGS_PER_SM
+                            ? 0
+                            : floor_div(floor_div(TDX_PROF_SM90_REGS_PER_SM, (int)per_warp), warps);
     }
     o->limit_smem = TDX_PROF_SM90_MAX_CTAS_PER_SM;
     if (k->shared_bytes > 0)
@@ -132,8 +144,7 @@ static const tdx_prof_launch *main_launch(const tdx_prof_measure *m)
     long best_ctas = -1;
     for (size_t i = 0; i < m->nkernels; i++) {
         const tdx_prof_launch *k = &m->kernels[i];
-        long c = (k->grid[0] > 0 ? k->grid[0] : 1) * (k->grid[1] > 0 ? k->grid[1] : 1) *
-                 (k->grid[2] > 0 ? k->grid[2] : 1);
+        long c = grid_ctas(k);
         if (c > best_ctas) {
             best = k;
             best_ctas = c;

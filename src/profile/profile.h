@@ -104,7 +104,7 @@ typedef struct tdx_prof_occupancy {
 double tdx_prof_compute_ceiling(const tdx_prof_ceilings *c, const char *dtype);
 
 tdx_status tdx_prof_roofline_of(const tdx_prof_measure *m, const tdx_prof_ceilings *c,
-                                tdx_prof_roofline *out);
+                                tdx_prof_roofline *r);
 tdx_status tdx_prof_occupancy_of(const tdx_prof_launch *k, int sms, tdx_prof_occupancy *out);
 
 /* Level 1: add the symptom findings for one task to the ledger. The dominant

@@ -1,5 +1,6 @@
 /* Reading the harness's measured ceilings. */
 #include <jansson.h>
+#include <limits.h>
 #include <string.h>
 
 #include "profile/profile.h"
@@ -10,12 +11,28 @@ static double num(json_t *o, const char *k, double def)
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
+/* A count read as a double, clamped to [lo, hi] before the conversion: a
+ * double outside the integer's range makes the cast undefined. */
+static long clamp_long(double v, long lo, long hi)
+{
+    if (!(v >= (double)lo)) /* also NaN */
+        return lo;
+    if (v >= (double)hi)
+        return hi;
+    return (long)v;
+}
+
+static int inum(json_t *o, const char *k, double def)
+{
+    return (int)clamp_long(num(o, k, def), 0, INT_MAX);
+}
+
 void tdx_prof_ceilings_from_json(json_t *j, tdx_prof_ceilings *c)
 {
     memset(c, 0, sizeof *c);
     json_t *dev = json_object_get(j, "device");
     c->device = json_string_value(json_object_get(dev, "name"));
-    c->sms = (int)num(dev, "sms", 132);
+    c->sms = inum(dev, "sms", 132);
     c->l2_bytes = num(dev, "l2_bytes", 0);
     c->copy_bw = num(j, "copy_bytes_per_s", 0);
     c->launch_s = num(json_object_get(j, "launch"), "wall_us_per_launch", 0) / 1e6;
@@ -41,13 +58,14 @@ size_t tdx_prof_launches_from_capture(json_t *j, tdx_prof_launch *k, size_t max,
         l->kernel = json_string_value(json_object_get(o, "name"));
         json_t *g = json_object_get(o, "grid");
         for (size_t d = 0; d < 3 && d < json_array_size(g); d++)
-            l->grid[d] = (long)json_number_value(json_array_get(g, d));
-        l->num_warps = (int)num(o, "num_warps", 0);
-        l->num_stages = (int)num(o, "num_stages", 0);
-        l->regs = (int)num(res, "registers", 0);
-        l->spill_bytes = (int)(num(res, "spill_stores", 0) + num(res, "spill_loads", 0));
-        l->shared_bytes = (int)num(json_object_get(o, "metadata"), "shared", 0);
-        *launches += (int)num(o, "launch_count", 1);
+            l->grid[d] = clamp_long(json_number_value(json_array_get(g, d)), 0, LONG_MAX);
+        l->num_warps = inum(o, "num_warps", 0);
+        l->num_stages = inum(o, "num_stages", 0);
+        l->regs = inum(res, "registers", 0);
+        l->spill_bytes = (int)clamp_long(num(res, "spill_stores", 0) + num(res, "spill_loads", 0), 0, INT_MAX);
+        l->shared_bytes = inum(json_object_get(o, "metadata"), "shared", 0);
+        long count = clamp_long(num(o, "launch_count", 1), 0, INT_MAX);
+        *launches = count > INT_MAX - *launches ? INT_MAX : *launches + (int)count;
     }
     return n;
 }

@@ -233,7 +233,7 @@ tdx_status tdx_rw_diff(const char *a, size_t alen, const char *b, size_t blen, c
         /* line numbers at start */
         long ai = 0, bi = 0;
         for (long j = 0; j < start; j++) {
-            if (op[j] != '+')
+            if (op[j] != '+') // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult): myers() set op[0..nops)
                 ai++;
             if (op[j] != '-')
                 bi++;
@@ -253,7 +253,7 @@ tdx_status tdx_rw_diff(const char *a, size_t alen, const char *b, size_t blen, c
                 ai++;
                 bi++;
             } else if (op[j] == '-') {
-                st = emit_line(out, '-', A.p[ai], A.n[ai]);
+                st = emit_line(out, '-', A.p[ai], A.n[ai]); // NOLINT(clang-analyzer-core.CallAndMessage): ai < A.count on a '-' op
                 ai++;
             } else {
                 st = emit_line(out, '+', B.p[bi], B.n[bi]);

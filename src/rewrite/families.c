@@ -204,7 +204,7 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         if (wv)
             tdx_src_int_value(t->m, wv, &cur);
         for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
-            if (atoll(warps[w]) == cur)
+            if (atoll(warps[w]) == cur) // NOLINT(cert-err34-c): the literals above
                 continue;
             fam_edits e = {0};
             fam_set_kwarg(t, &e, L, "num_warps", warps[w]);

@@ -225,7 +225,7 @@ static tdx_src_node *import_stmt(parser *p)
         return tdx_src_p_fatal(p, "out of memory");
     memset(full, '.', dots);
     if (ml)
-        memcpy(full + dots, mod, ml);
+        memcpy(full + dots, mod, ml); // NOLINT(bugprone-not-null-terminated-result): the arena zeroes what it hands out
     if (!at_kw(p, TDX_KW_IMPORT))
         return tdx_src_p_fail(p, "expected 'import'");
     tdx_src_p_advance(p);

@@ -90,7 +90,7 @@ static int is_nl(const lexer *lx, size_t p)
            (lx->s[p] == '\n' || (lx->s[p] == '\r' && p + 1 < lx->len && lx->s[p + 1] == '\n'));
 }
 
-#define KW(w, k) {w, sizeof w - 1, k}
+#define KW(w, k) {(w), sizeof(w) - 1, (k)}
 static const struct {
     const char *word;
     size_t len;

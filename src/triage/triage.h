@@ -35,6 +35,6 @@ tdx_status tdx_tri_source(const char *path, const char *src, size_t len, tdx_led
  * and the model, e.g. to rewrite the source afterwards). path is used for
  * locations only; km must have been built from the module it points to. */
 struct tdx_km_file;
-tdx_status tdx_tri_model(const char *path, const struct tdx_km_file *km, tdx_ledger *ledger);
+tdx_status tdx_tri_model(const char *path, const struct tdx_km_file *file, tdx_ledger *ledger);
 
 #endif

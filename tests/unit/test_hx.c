@@ -252,6 +252,28 @@ static void survives_random_output(void **state)
     }
 }
 
+/* The problems of a validate reply as one-line messages; entries that are
+ * not objects are skipped and a missing message does not print "(null)". */
+static void validate_problems_as_lines(void **state)
+{
+    (void)state;
+    json_t *j = json_loads("{\"problems\": [{\"message\": \"no `reference`\"}, 7, "
+                           "{\"line\": 4, \"message\": \"syntax error\"}, {\"line\": 9}]}",
+                           0, NULL);
+    assert_non_null(j);
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_hx_validate_problems(j, "t.py", &b), 3);
+    assert_string_equal(tdx_buf_str(&b), "t.py: error: no `reference`\n"
+                                         "t.py:4: error: syntax error\n"
+                                         "t.py:9: error: (no message)\n");
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_hx_validate_problems(NULL, "t.py", &b), 0);
+    assert_int_equal(b.len, 0);
+    tdx_buf_free(&b);
+    json_decref(j);
+}
+
 static void finds_the_harness(void **state)
 {
     (void)state;
@@ -332,6 +354,7 @@ int main(void)
         cmocka_unit_test(classifies_protocol_violations),
         cmocka_unit_test(parses_whole_output_or_last_line),
         cmocka_unit_test(survives_random_output),
+        cmocka_unit_test(validate_problems_as_lines),
         cmocka_unit_test(finds_the_harness),
         cmocka_unit_test(runs_a_real_python_module),
     };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,6 +109,11 @@ static void writer_killed_at_random_moments(void **state)
                 json_decref(e);
             }
         }
+        /* on a loaded machine the child may not have run yet: let it write
+         * its first entry (within 10 s) before the random moment starts */
+        struct stat sb;
+        for (int w = 0; w < 10000 && (stat(path, &sb) != 0 || sb.st_size == 0); w++)
+            usleep(1000);
         usleep(20000 + 7000 * trial);
         kill(pid, SIGKILL);
         int status;

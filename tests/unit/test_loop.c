@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,29 @@ static void resumes_after_a_kill(void **state)
     tdx_diags_free(&d);
 }
 
+/* A damaged journal (a huge round number, a stop without a reason) is
+ * resumed without undefined behaviour: the run stands as recorded. */
+static void resumes_a_damaged_journal(void **state)
+{
+    (void)state;
+    char cmd[800];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s && printf '%%s\\n' '{\"type\":\"start\",\"seq\":1}' "
+             "'{\"type\":\"round_end\",\"round\":9223372036854775807,\"seq\":2}' "
+             "'{\"type\":\"stop\",\"reason\":null,\"seq\":3}' > %s/journal.jsonl",
+             rundir, rundir);
+    assert_int_equal(system(cmd), 0);
+    tdx_loop_opts o = opts_for();
+    o.resume = 1;
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_string_equal(res.stop_reason, "");
+    assert_true(res.rounds == INT_MAX - 1);
+    tdx_diags_free(&d);
+}
+
 static void a_failing_task_stops_with_its_reason(void **state)
 {
     (void)state;
@@ -275,6 +299,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(keeps_faster_rejects_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_after_a_kill, setup, teardown),
+        cmocka_unit_test_setup_teardown(resumes_a_damaged_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
