@@ -148,9 +148,11 @@ int tdx_cmd_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--no-torch") == 0) {
             torch = 0;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-timeout", &v)) > 0) {
-            torch_timeout = atof(v);
+            if (tdx_cli_parse_double("--torch-timeout", v, 1, 1e6, &torch_timeout))
+                r = -1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--step-timeout", &v)) > 0) {
-            step_timeout = atof(v);
+            if (tdx_cli_parse_double("--step-timeout", v, 1, 1e6, &step_timeout))
+                r = -1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--ceilings", &v)) > 0) {
             ceil_file = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--suite", &v)) > 0) {

@@ -25,10 +25,18 @@ static const char *const secret_env[] = {"TRITONDX_LLM_KEY", "OPENAI_API_KEY", N
  * else the wall-clock limit. Unlike the wall clock it does not run while a
  * busy machine keeps the process waiting, so a loop is stopped after the
  * same work however loaded the machine is. */
+/* A positive number of seconds from the environment variable name, else 0. */
+static double env_seconds(const char *name)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    double v = e ? strtod(e, &end) : 0;
+    return e && end != e && *end == '\0' && v > 0 && v < 1e9 ? v : 0;
+}
+
 static uint64_t cpu_limit(double timeout_s)
 {
-    const char *e = getenv("TRITONDX_CANDIDATE_CPU");
-    double v = e ? atof(e) : 0;
+    double v = env_seconds("TRITONDX_CANDIDATE_CPU");
     if (v <= 0)
         v = timeout_s;
     return (uint64_t)(v + 0.999);
@@ -40,8 +48,7 @@ static double child_timeout(double set)
 {
     if (set > 0)
         return set;
-    const char *e = getenv("TRITONDX_CANDIDATE_TIMEOUT");
-    double v = e ? atof(e) : 0;
+    double v = env_seconds("TRITONDX_CANDIDATE_TIMEOUT");
     return v > 0 ? v : 600;
 }
 
