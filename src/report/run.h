@@ -167,11 +167,11 @@ tdx_status tdx_rep_run_json(const tdx_rep_model *m, tdx_buf *out);
  * optimize run (log-log; the roof from copy bandwidth and the matmul rate;
  * the initial, kept and final points with data-point attributes), and the
  * speedup per task of a bench run (log scale, a line at 1x). */
-tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *out);
-tdx_status tdx_rep_svg_speedups(const tdx_rep_results *r, tdx_buf *out);
+tdx_status tdx_rep_svg_roofline(const tdx_rep_opt *o, tdx_buf *b);
+tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b);
 /* The best kernel's fraction of the roofline after each round, against the
  * run's target (drawn whenever the journal recorded fractions, with or
  * without the ceilings the roofline needs). TDX_ERR_ARG when it has none. */
-tdx_status tdx_rep_svg_progress(const tdx_rep_opt *o, tdx_buf *out);
+tdx_status tdx_rep_svg_progress(const tdx_rep_opt *o, tdx_buf *b);
 
 #endif

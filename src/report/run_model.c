@@ -51,7 +51,7 @@ static void note(tdx_rep_model *m, const char *fmt, ...)
     char line[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): va_start above
     va_end(ap);
     const char **p = tdx_arena_alloc(&m->arena, (m->nnotes + 1) * sizeof *p);
     char *s = tdx_arena_strdup(&m->arena, line);
@@ -155,6 +155,14 @@ static void read_cand(json_t *e, tdx_rep_cand *c)
     }
 }
 
+/* A fact's text as a number, or -1 when it is missing or not one. */
+static double fact_num(const char *s)
+{
+    char *end = NULL;
+    double v = s ? strtod(s, &end) : -1;
+    return s && end != s && *end == '\0' ? v : -1;
+}
+
 /* "... of the fp16 matmul rate ..." in a level-1 message names the dtype. */
 static const char *dtype_from_message(const char *msg)
 {
@@ -233,12 +241,12 @@ static tdx_status find_roof(tdx_rep_model *m, const tdx_rep_load_opts *o, json_t
         const tdx_rep_round *r = &m->opt.rounds[i];
         for (size_t k = 0; k < r->nfindings && !roof->have_work; k++) {
             const tdx_rep_finding *f = &r->findings[k];
-            const char *b = fact(f, "bytes"), *fl = fact(f, "flops");
-            if (f->level != 1 || !b || atof(b) <= 0)
+            double nb = fact_num(fact(f, "bytes")), nf = fact_num(fact(f, "flops"));
+            if (f->level != 1 || !(nb > 0))
                 continue;
             roof->have_work = 1;
-            roof->bytes = atof(b);
-            roof->flops = fl ? atof(fl) : 0;
+            roof->bytes = nb;
+            roof->flops = nf > 0 ? nf : 0;
             roof->dtype = fact(f, "dtype") ? fact(f, "dtype") : dtype_from_message(f->message);
         }
     }

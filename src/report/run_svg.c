@@ -294,12 +294,12 @@ tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
         const tdx_bench_row *w = &s->rows.rows[i];
         double y = top + (double)i * BAR;
         TRY(tdx_buf_printf(b, "<text class=\"bar-name\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", BL - 8,
-                           y + BAR / 2 + 4));
+                           y + BAR / 2.0 + 4));
         TRY(tdx_rep_html_esc(b, w->task));
         TRY(tdx_buf_adds(b, "</text>\n"));
         if (!row_ran(w)) {
             TRY(tdx_buf_printf(b, "<text class=\"bar-missing\" x=\"%.1f\" y=\"%.1f\">did not run</text>\n",
-                               one + 6, y + BAR / 2 + 4));
+                               one + 6, y + BAR / 2.0 + 4));
             continue;
         }
         double sp = w->initial_s / w->final_s, p = tdx_rep_log_map(&xs, sp);
@@ -314,7 +314,7 @@ tdx_status tdx_rep_svg_speedups(const tdx_rep_results *s, tdx_buf *b)
         TRY(tdx_rep_html_esc(b, w->task));
         TRY(tdx_buf_printf(b, ": %.2f×</title></rect>\n"
                               "<text class=\"bar-value\" x=\"%.1f\" y=\"%.1f\">%.2f×</text>\n",
-                           sp, dmax(p, one) + 6, y + BAR / 2 + 4, sp));
+                           sp, dmax(p, one) + 6, y + BAR / 2.0 + 4, sp));
     }
     TRY(tdx_buf_printf(b, "<line id=\"one-x\" class=\"one\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
                        one, top, one, bottom));

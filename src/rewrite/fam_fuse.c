@@ -457,7 +457,7 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
     tdx_src_node *val = tdx_src_call_arg(f->store, 1);
     if (!val)
         val = tdx_src_call_kwarg(f->store, "value");
-    int ok = val != NULL && afirst->line > f->ka->line;
+    int ok = val != NULL && afirst != NULL && afirst->line > f->ka->line;
     if (ok) {
         size_t vl;
         const char *vt = tdx_src_text(t->m, val, &vl);

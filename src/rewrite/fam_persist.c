@@ -239,7 +239,8 @@ static char *loop_body(fam_task *t, tdx_src_node *first, tdx_src_node *last, con
         }
         if (ci < calls.len && pos == ((tdx_src_node *)calls.items[ci])->start) {
             tdx_src_node *c = calls.items[ci];
-            tdx_buf_adds(&b, pid_text[pid_axis(t, c)]);
+            long long ax = pid_axis(t, c); /* 0 or 1: the caller refused other axes */
+            tdx_buf_adds(&b, pid_text[ax == 1 ? 1 : 0]);
             pos = c->end;
             ci++;
         }

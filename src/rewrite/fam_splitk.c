@@ -174,7 +174,8 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     for (tdx_src_node *p = dot->parent; p && p != def; p = p->parent)
         if (p->kind == TDX_SRC_FOR || p->kind == TDX_SRC_WHILE)
             k->loop = p;
-    if (!k->loop || k->loop->kind != TDX_SRC_FOR || k->loop->parent != def || dot->parent->parent != k->loop)
+    if (!k->loop || k->loop->kind != TDX_SRC_FOR || k->loop->parent != def || !dot->parent ||
+        dot->parent->parent != k->loop)
         return 0;
     tdx_src_node *it = tdx_src_kid(k->loop, TDX_SRC_R_ITER);
     size_t na = it && it->kind == TDX_SRC_CALL ? tdx_src_call_nargs(it) : 0;

@@ -195,7 +195,7 @@ static val *call_value(ctx *c, env *e, const tdx_src_node *n, int depth)
         return a0->kind == V_INT && a1->kind == V_INT && a0->i >= 0 && a1->i > 0
                    ? mk_int(c, a0->i / a1->i + (a0->i % a1->i != 0))
                    : &c->unknown;
-    if (tdx_src_is_dotted(fn, "triton.next_power_of_2") && a0->kind == V_INT && a0->i <= (1ll << 40)) {
+    if (tdx_src_is_dotted(fn, "triton.next_power_of_2") && a0->kind == V_INT && a0->i <= (1LL << 40)) {
         long long p = 1;
         while (p < a0->i)
             p <<= 1;
