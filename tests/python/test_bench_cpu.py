@@ -54,12 +54,22 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     assert "| faster than torch eager |" in md
     assert "| torch columns on `reference` (no torch_impl) | 1 |" in md
     assert "| geomean speedup |" in md and "| scale.py |" in md
-    # merging two results files gives one table with every row
-    shutil.copy(out / "results.json", tmp_path / "again.json")
+    # merging the same results twice keeps one row per task (a later run of a task replaces it)
+    shutil.copy(out / "results.json", tmp_path / "same.json")
+    m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "same.json")],
+                       capture_output=True, text=True, timeout=60)
+    assert m.returncode == 0, m.stderr
+    assert m.stdout.count("| scale.py |") == 1 and "| tasks run / total | 2 / 2 |" in m.stdout
+    # merging two slices of a suite gives one table with every row
+    doc = json.loads((out / "results.json").read_text())
+    for r in doc["rows"]:
+        r["task"] = r["task"].replace(".py", "_b.py")
+    (tmp_path / "again.json").write_text(json.dumps(doc))
     m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "again.json")],
                        capture_output=True, text=True, timeout=60)
     assert m.returncode == 0, m.stderr
-    assert m.stdout.count("| scale.py |") == 2 and "| tasks run / total | 4 / 4 |" in m.stdout
+    assert m.stdout.count("| scale.py |") == 1 and m.stdout.count("| scale_b.py |") == 1
+    assert "| tasks run / total | 4 / 4 |" in m.stdout
     # merged into one results file too, the torch columns kept
     merged = tmp_path / "merged.json"
     m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "again.json"),
@@ -69,7 +79,7 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     mrows = json.loads(merged.read_text())["rows"]
     assert len(mrows) == 4 and {r["torch_baseline"] for r in mrows} == {"torch_impl", "reference"}
     assert all(r["eager_ms"] > 0 for r in mrows)
-    assert (tmp_path / "merged.md").read_text().count("| rowsum_loop.py |") == 2
+    assert (tmp_path / "merged.md").read_text().count("| rowsum_loop") == 2  # rowsum_loop.py and rowsum_loop_b.py
 
 
 def test_bench_without_torch_leaves_the_columns_empty(tmp_path):
