@@ -16,31 +16,6 @@ static int is_block_name(const char *name)
                     strstr(name, "BLOCK_SIZE") != NULL);
 }
 
-/* The grid expression of a launch: the index of kernel[grid], or, when that
- * is a name, the value of its single assignment in the enclosing def. */
-static tdx_src_node *grid_expr(fam_task *t, tdx_src_node *launch)
-{
-    tdx_src_node *grid = NULL;
-    tdx_src_is_launch(launch, NULL, &grid);
-    if (!grid || grid->kind != TDX_SRC_NAME || !grid->name)
-        return grid;
-    tdx_src_node *def = fam_enclosing_def(launch);
-    if (!def)
-        return NULL;
-    tdx_ptrvec assigns = {0};
-    fam_collect(t, def, TDX_SRC_ASSIGN, &assigns);
-    tdx_src_node *found = NULL;
-    for (size_t i = 0; i < assigns.len; i++) {
-        tdx_src_node *tg = tdx_src_kid(assigns.items[i], TDX_SRC_R_TARGET);
-        if (tg && tg->kind == TDX_SRC_NAME && tg->name && strcmp(tg->name, grid->name) == 0) {
-            if (found)
-                return NULL; /* assigned twice: leave it alone */
-            found = tdx_src_kid(assigns.items[i], TDX_SRC_R_VALUE);
-        }
-    }
-    return found;
-}
-
 /* The last letter of an expression's text, upper-cased: pairs cdiv(M, 64)
  * with BLOCK_M and cdiv(N, 64) with BLOCK_N. */
 static char axis_of_text(const fam_task *t, const tdx_src_node *n)
@@ -57,7 +32,7 @@ static char axis_of_text(const fam_task *t, const tdx_src_node *n)
 static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long long old,
                           long long nv, char axis)
 {
-    tdx_src_node *grid = grid_expr(t, launch);
+    tdx_src_node *grid = fam_grid_of(t, launch);
     if (!grid || grid->kind == TDX_SRC_LAMBDA)
         return;
     char buf[32];
@@ -393,24 +368,6 @@ static tdx_src_node *program_id_stmt(fam_task *t, tdx_src_node *def, long long a
     return NULL;
 }
 
-/* The kernel parameter that receives the launch argument written as text x. */
-static const char *param_for_arg(fam_task *t, tdx_src_node *launch, tdx_src_node *def,
-                                 const char *x, size_t xl)
-{
-    for (size_t i = 0; i < tdx_src_call_nargs(launch); i++) {
-        size_t al;
-        const char *at = tdx_src_text(t->m, tdx_src_call_arg(launch, i), &al);
-        if (al != xl || memcmp(at, x, xl) != 0)
-            continue;
-        size_t k = 0;
-        for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
-             p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
-            if (k == i)
-                return p->name;
-    }
-    return NULL;
-}
-
 /* grouped-order: a 2-D grid of matmul tiles runs row by row, so consecutive
  * programs share one tile row of A but each needs a new column of B; grouping
  * GROUP_M=8 rows of tiles together keeps the B columns they share in L2
@@ -422,7 +379,7 @@ static tdx_status fam_grouped(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     for (size_t li = 0; li < t->launches.len && !st; li++) {
         tdx_src_node *L = t->launches.items[li];
         tdx_src_node *def = fam_launched_kernel(t, L);
-        tdx_src_node *g = grid_expr(t, L);
+        tdx_src_node *g = fam_grid_of(t, L);
         if (!def || !g)
             continue;
         tdx_src_node *tup = g->kind == TDX_SRC_LAMBDA ? tdx_src_kid(g, TDX_SRC_R_BODY) : g;
@@ -437,7 +394,7 @@ static tdx_status fam_grouped(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         size_t ml, nl;
         const char *mx = tdx_src_text(t->m, tdx_src_call_arg(e0, 0), &ml);
         const char *nx = tdx_src_text(t->m, tdx_src_call_arg(e1, 0), &nl);
-        const char *mp = param_for_arg(t, L, def, mx, ml), *np = param_for_arg(t, L, def, nx, nl);
+        const char *mp = fam_param_of_arg(t, L, def, mx, ml), *np = fam_param_of_arg(t, L, def, nx, nl);
         const char *bm = NULL, *bn = NULL;
         blockarg b[6];
         size_t nb = block_args(t, L, b, 6);
