@@ -1,4 +1,7 @@
-"""The kernel loops forever (a while loop whose condition never changes)."""
+"""The kernel loops (for all practical purposes) forever: 2**62 iterations,
+each with a volatile load the compiler must keep. (A `while` loop with no
+side effect and a condition that never changes is deleted by the compiler
+on the GPU, so the kernel finished and was even kept as "faster".)"""
 import torch
 import triton
 import triton.language as tl
@@ -10,10 +13,10 @@ def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    k = pid * 0
-    while k < 1:
-        k = k * 1
-    tl.store(y_ptr + offs, x * 2.0, mask=mask)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for _ in range(0, 1 << 62):
+        acc += tl.load(x_ptr + offs, mask=mask, volatile=True)
+    tl.store(y_ptr + offs, x * 2.0 + acc * 0.0, mask=mask)
 
 
 def launch(x):

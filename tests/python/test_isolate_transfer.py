@@ -1,0 +1,108 @@
+"""Tensors between the candidate's child and the judge: sealed memfds passed
+over the data socket (isolate._send / isolate._Tensors)."""
+import fcntl
+import os
+import socket
+
+import pytest
+import torch
+
+from tritondx_harness import isolate
+
+
+def _roundtrip(obj, monkeypatch, chunk=None):
+    """Send obj over a socket pair in this process and read it back as the judge does."""
+    if chunk is not None:
+        monkeypatch.setattr(isolate, "CHUNK", chunk)
+    monkeypatch.setattr(isolate, "_SENT", [0])
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    isolate._send(a, obj)
+    a.close()
+    t = isolate._Tensors()
+    data = bytearray()
+    while True:
+        chunk_, fds, _, _ = socket.recv_fds(b, 1 << 20, 253)
+        t.fds.extend(fds)
+        if not chunk_:
+            break
+        data += chunk_
+    b.close()
+    frames = isolate._parse_frames(data)
+    assert len(frames) == 1
+    out = t.unpack(frames[0])
+    bad = t.bad
+    t.close()
+    return out, bad
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.bool,
+                                   torch.complex64, torch.uint8])
+def test_tensors_come_back_bit_for_bit(dtype, monkeypatch):
+    x = (torch.randn(3, 5, 7) * 10).to(dtype)
+    out, bad = _roundtrip({"kind": "inputs", "inputs": [[x, 3, "s"]]}, monkeypatch)
+    assert bad == 0
+    y = out["inputs"][0][0]
+    assert y.dtype == dtype and y.shape == x.shape
+    assert torch.equal(y.view(torch.uint8), x.contiguous().view(torch.uint8))
+    assert out["inputs"][0][1:] == [3, "s"]
+
+
+def test_a_tensor_over_a_chunk_is_split_and_joined(monkeypatch):
+    x = torch.arange(10000, dtype=torch.float32)
+    out, bad = _roundtrip({"t": x, "e": torch.empty(0, 4), "nc": x.view(100, 100).t()}, monkeypatch, chunk=1000)
+    assert bad == 0
+    assert torch.equal(out["t"], x)
+    assert out["e"].shape == (0, 4)
+    assert torch.equal(out["nc"], x.view(100, 100).t())
+
+
+def _fake(t, slots, dtype="float32", shape=(4,)):
+    return t.unpack({"x": {"__tensor__": slots, "dtype": dtype, "shape": list(shape)}})["x"]
+
+
+def _memfd(data, seal=True):
+    fd = os.memfd_create("t", os.MFD_ALLOW_SEALING)
+    os.write(fd, data)
+    if seal:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, isolate._SEALS)
+    return fd
+
+
+def test_an_unsealed_memfd_is_refused():
+    """A memfd the sender could still write (the candidate could change the
+    inputs under the judge) is not read."""
+    t = isolate._Tensors()
+    t.fds = [_memfd(bytes(16), seal=False), _memfd(bytes(16))]
+    assert _fake(t, [0]) is None
+    assert _fake(t, [1]) is not None
+    assert t.bad == 1
+    t.close()
+
+
+@pytest.mark.parametrize("slots,dtype,shape", [
+    ([5], "float32", (4,)),          # a slot that was never sent
+    ([0], "float32", (5,)),          # fewer bytes than the shape needs
+    ([0], "float32", (3,)),          # more bytes than the shape holds
+    ([0], "object", (4,)),           # not a tensor dtype
+    ([0], "float32", (-4,)),         # a negative size
+    (["0"], "float32", (4,)),        # a slot that is not a number
+    ([0, 0], "float32", (8,)),       # a memfd used twice is fine, if the size matches
+])
+def test_malformed_descriptors_read_as_none(slots, dtype, shape):
+    t = isolate._Tensors()
+    t.fds = [_memfd(bytes(16))]
+    got = _fake(t, slots, dtype, shape)
+    t.close()
+    if slots == [0, 0]:
+        assert got is not None and got.shape == (8,)
+    else:
+        assert got is None
+
+
+def test_the_size_cap_holds(monkeypatch):
+    monkeypatch.setattr(isolate, "DATA_CAP", 20)
+    t = isolate._Tensors()
+    t.fds = [_memfd(bytes(16)), _memfd(bytes(16))]
+    assert _fake(t, [0]) is not None
+    assert _fake(t, [1]) is None  # 32 bytes in all, over the cap of 20
+    t.close()
