@@ -22,6 +22,7 @@ VERBS = {
     "ceilings": "ceilings",
     "ncu": "ncu",
     "launch": "launch_once",
+    "trial": "trial",
 }
 
 

@@ -40,5 +40,9 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
                              tdx_loop_check *res);
 tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baseline_path,
                             const char *candidate_path, tdx_loop_timing *res);
+/* On a GPU (and unless TRITONDX_TRIAL=0), the harness's `trial` verb: the
+ * check and the timing in one sandboxed child; elsewhere check, then time. */
+tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseline_path,
+                             const char *candidate_path, tdx_loop_trial *res);
 
 #endif

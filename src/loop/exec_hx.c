@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Address-space limit of a child on the CPU: the interpreter checking a
  * task needs about 3 GiB of it (torch and triton mapped); on a GPU there is
@@ -104,7 +105,12 @@ static const char *absolute(const char *path, char *buf)
 
 tdx_loop_exec tdx_loop_hx_exec(tdx_loop_hx *hx)
 {
-    tdx_loop_exec e = {tdx_loop_hx_check, tdx_loop_hx_time, hx};
+    tdx_loop_exec e = {tdx_loop_hx_check, tdx_loop_hx_time, NULL, hx};
+    /* one child for a candidate's check and timing on a GPU; on the CPU
+     * (interpreter, test timer) the two steps stay apart */
+    const char *prog = hx->test_timer ? hx->test_timer : getenv("TDX_TEST_TIMER");
+    if ((!hx->device || strcmp(hx->device, "cuda") == 0) && !(prog && *prog) && env_on("TRITONDX_TRIAL", 1))
+        e.trial = tdx_loop_hx_trial;
     return e;
 }
 
@@ -199,6 +205,32 @@ static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base,
     return res->base_median_s > 0 ? TDX_OK : TDX_ERR_CHILD;
 }
 
+/* Medians, work and roofline fraction from a `time` reply j (with_cand: it
+ * timed a candidate against the baseline). */
+static tdx_status fill_timing(const tdx_loop_hx *x, json_t *j, int with_cand, tdx_loop_timing *res)
+{
+    if (side(j, "baseline", &res->base_median_s, &res->base_iqr_s) != 0 ||
+        (with_cand && side(j, "candidate", &res->cand_median_s, &res->cand_iqr_s) != 0)) {
+        snprintf(res->reason, sizeof res->reason, "timing reply lacks median_s");
+        return TDX_ERR_CHILD;
+    }
+    res->bytes = num(j, "bytes") > 0 ? num(j, "bytes") : 0;
+    res->flops = num(j, "flops") > 0 ? num(j, "flops") : 0;
+    json_t *rdt = json_object_get(j, "dtype");
+    snprintf(res->dtype, sizeof res->dtype, "%s", json_is_string(rdt) ? json_string_value(rdt) : "");
+    if (x->ceilings && x->ceilings->copy_bw > 0) {
+        tdx_prof_measure m = {0};
+        m.median_s = with_cand ? res->cand_median_s : res->base_median_s;
+        m.bytes = res->bytes;
+        m.flops = res->flops;
+        m.dtype = res->dtype[0] ? res->dtype : NULL;
+        tdx_prof_roofline rl;
+        if (tdx_prof_roofline_of(&m, x->ceilings, &rl) == TDX_OK)
+            res->fraction = rl.fraction;
+    }
+    return TDX_OK;
+}
+
 tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baseline_path,
                             const char *candidate_path, tdx_loop_timing *res)
 {
@@ -232,31 +264,95 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
         tdx_hx_reply_free(&r);
         return TDX_ERR_CHILD;
     }
-    if (side(r.json, "baseline", &res->base_median_s, &res->base_iqr_s) != 0 ||
-        (candidate_path && side(r.json, "candidate", &res->cand_median_s, &res->cand_iqr_s) != 0)) {
-        snprintf(res->reason, sizeof res->reason, "timing reply lacks median_s");
-        tdx_hx_reply_free(&r);
-        return TDX_ERR_CHILD;
+    st = fill_timing(x, r.json, candidate_path != NULL, res);
+    tdx_hx_reply_free(&r);
+    return st;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The two steps one after the other, each in its own child. */
+static tdx_status trial_apart(tdx_loop_hx *x, const char *task_path, const char *baseline_path,
+                              const char *candidate_path, tdx_loop_trial *res)
+{
+    double t0 = mono_s();
+    res->check_st = tdx_loop_hx_check(x, task_path, candidate_path, &res->check);
+    res->check_s = mono_s() - t0;
+    if (res->check_st || !res->check.ok)
+        return TDX_OK;
+    t0 = mono_s();
+    res->time_st = baseline_path ? tdx_loop_hx_time(x, task_path, baseline_path, candidate_path, &res->timing)
+                                 : tdx_loop_hx_time(x, task_path, candidate_path, NULL, &res->timing);
+    res->time_s = mono_s() - t0;
+    res->timed = 1;
+    return TDX_OK;
+}
+
+tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseline_path,
+                             const char *candidate_path, tdx_loop_trial *res)
+{
+    tdx_loop_hx *x = ud;
+    memset(res, 0, sizeof *res);
+    res->timing.fraction = -1;
+    res->time_s = -1;
+    const char *dev = x->device ? x->device : "cuda";
+    const char *prog = x->test_timer ? x->test_timer : getenv("TDX_TEST_TIMER");
+    if (strcmp(dev, "cuda") != 0 || (prog && *prog) || !env_on("TRITONDX_TRIAL", 1))
+        return trial_apart(x, task_path, baseline_path, candidate_path, res);
+    double time_timeout = child_timeout(x->time_timeout_s);
+    const char *env[TDX_LOOP_MAX_ENV + 2];
+    tdx_hx_opts o = sandboxed(x, child_timeout(x->check_timeout_s) + time_timeout + 30, env);
+    char at[PATH_MAX], ab[PATH_MAX], ac[PATH_MAX], tt[32];
+    task_path = absolute(task_path, at);
+    snprintf(tt, sizeof tt, "%g", time_timeout);
+    const char *args[10] = {"--candidate", absolute(candidate_path, ac), "--device", "cuda", "--bench-shape",
+                            "--time-timeout", tt, NULL, NULL, NULL};
+    if (baseline_path) {
+        args[7] = "--baseline";
+        args[8] = absolute(baseline_path, ab);
     }
-    res->bytes = num(r.json, "bytes") > 0 ? num(r.json, "bytes") : 0;
-    res->flops = num(r.json, "flops") > 0 ? num(r.json, "flops") : 0;
-    json_t *rdt = json_object_get(r.json, "dtype");
-    snprintf(res->dtype, sizeof res->dtype, "%s", json_is_string(rdt) ? json_string_value(rdt) : "");
-    if (x->ceilings && x->ceilings->copy_bw > 0) {
-        tdx_prof_measure m = {0};
-        m.median_s = candidate_path ? res->cand_median_s : res->base_median_s;
-        m.bytes = num(r.json, "bytes");
-        m.flops = num(r.json, "flops");
-        json_t *dt = json_object_get(r.json, "dtype");
-        m.dtype = json_is_string(dt) ? json_string_value(dt) : NULL;
-        if (m.bytes < 0)
-            m.bytes = 0;
-        if (m.flops < 0)
-            m.flops = 0;
-        tdx_prof_roofline rl;
-        if (tdx_prof_roofline_of(&m, x->ceilings, &rl) == TDX_OK)
-            res->fraction = rl.fraction;
+    double t0 = mono_s();
+    tdx_hx_reply r;
+    tdx_status st = tdx_hx_call(&o, "trial", task_path, args, &r, NULL);
+    double wall = mono_s() - t0;
+    res->check.sandbox_known = 1;
+    res->check.net_isolated = r.proc.net_isolated;
+    res->check.fs_isolated = r.proc.fs_isolated;
+    x->gpu_runs++;
+    json_t *tj = st ? NULL : json_object_get(r.json, "time");
+    double harness_time_s = st ? -1 : num(r.json, "time_s");
+    if (st) {
+        /* a wrong candidate is a verdict, not a failure of the loop */
+        snprintf(res->check.reason, sizeof res->check.reason, "%s", r.reason);
+        const char *prefix = "harness reported error: ";
+        if (strncmp(res->check.reason, prefix, strlen(prefix)) == 0)
+            memmove(res->check.reason, res->check.reason + strlen(prefix),
+                    strlen(res->check.reason + strlen(prefix)) + 1);
+    } else {
+        res->check.ok = 1;
+        res->timed = 1;
+        x->gpu_runs++;
+        json_t *tok = json_object_get(tj, "ok");
+        if (!json_is_object(tj)) {
+            snprintf(res->timing.reason, sizeof res->timing.reason, "the trial reply has no timing");
+            res->time_st = TDX_ERR_CHILD;
+        } else if (!json_is_true(tok)) {
+            const char *msg = json_string_value(json_object_get(tj, "error"));
+            snprintf(res->timing.reason, sizeof res->timing.reason, "harness reported error: %.400s",
+                     msg && msg[0] ? msg : "(no message)");
+            res->time_st = TDX_ERR_CHILD;
+        } else {
+            res->time_st = fill_timing(x, tj, baseline_path != NULL, &res->timing);
+        }
     }
+    /* the interpreter's start belongs to the check, the timer's wait to the timing */
+    res->time_s = res->timed && harness_time_s >= 0 ? harness_time_s : -1;
+    res->check_s = res->time_s >= 0 ? wall - res->time_s : wall;
     tdx_hx_reply_free(&r);
     return TDX_OK;
 }

@@ -230,7 +230,27 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
         tdx_loop_vet(r->orig, r->olen, c->source, c->len, why, sizeof why);
         if (!why[0] && tdx_file_write(path, c->source, c->len) != TDX_OK)
             snprintf(why, sizeof why, "cannot write %.400s", path);
-        if (!why[0]) {
+        tdx_status tst = TDX_OK;
+        int timed = 0;
+        if (!why[0] && r->o->exec.trial) {
+            /* both steps in one go, where the executor can */
+            progress(r, round, ci, 0, "check+time");
+            tdx_loop_trial tr;
+            tdx_status st = r->o->exec.trial(r->o->exec.ud, r->o->task_path, r->best_path, path, &tr);
+            if (st)
+                tr.check_st = st;
+            chk = tr.check;
+            check_s = tr.check_s;
+            if (tr.check_st || !chk.ok)
+                snprintf(why, sizeof why, "check failed: %.480s",
+                         chk.reason[0] ? chk.reason : tdx_status_str(tr.check_st));
+            else if (tr.timed) {
+                *t = tr.timing;
+                tst = tr.time_st;
+                time_s = tr.time_s;
+                timed = 1;
+            }
+        } else if (!why[0]) {
             progress(r, round, ci, 0, "check");
             double c0 = now_s();
             tdx_status st = r->o->exec.check(r->o->exec.ud, r->o->task_path, path, &chk);
@@ -238,11 +258,15 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
             if (st || !chk.ok)
                 snprintf(why, sizeof why, "check failed: %.480s", chk.reason[0] ? chk.reason : tdx_status_str(st));
         }
-        if (!why[0]) {
+        if (!why[0] && !timed) {
             progress(r, round, ci, 0, "time");
             double t0 = now_s();
-            tdx_status st = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->best_path, path, t);
+            tst = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->best_path, path, t);
             time_s = now_s() - t0;
+            timed = 1;
+        }
+        if (!why[0] && timed) {
+            tdx_status st = tst;
             if (st)
                 snprintf(why, sizeof why, "timing failed: %.480s", t->reason[0] ? t->reason : tdx_status_str(st));
             else if (!faster(t)) {
@@ -512,10 +536,24 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             goto out;
         /* the task's own kernel must pass its check before anything is compared to it */
         tdx_loop_check chk = {0};
-        progress(&r, 0, 0, 0, "check");
-        double c0 = now_s();
-        st = o->exec.check(o->exec.ud, o->task_path, o->task_path, &chk);
-        double base_check_s = now_s() - c0;
+        tdx_loop_trial btr;
+        int base_timed = 0;
+        double base_check_s, base_time_s = -1;
+        if (o->exec.trial) {
+            /* the task checked and timed alone, in one go where the executor can */
+            progress(&r, 0, 0, 0, "check+time");
+            st = o->exec.trial(o->exec.ud, o->task_path, NULL, o->task_path, &btr);
+            if (!st)
+                st = btr.check_st;
+            chk = btr.check;
+            base_check_s = btr.check_s;
+            base_timed = btr.timed;
+        } else {
+            progress(&r, 0, 0, 0, "check");
+            double c0 = now_s();
+            st = o->exec.check(o->exec.ud, o->task_path, o->task_path, &chk);
+            base_check_s = now_s() - c0;
+        }
         if (st || !chk.ok) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "the task's own kernel fails its check: %s",
                           chk.reason[0] ? chk.reason : tdx_status_str(st));
@@ -528,10 +566,16 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             goto out;
         tdx_loop_timing t = {0};
         t.fraction = -1;
-        progress(&r, 0, 0, 0, "time");
-        c0 = now_s();
-        st = o->exec.time(o->exec.ud, o->task_path, r.best_path, NULL, &t);
-        double base_time_s = now_s() - c0;
+        if (base_timed) {
+            t = btr.timing;
+            st = btr.time_st;
+            base_time_s = btr.time_s;
+        } else {
+            progress(&r, 0, 0, 0, "time");
+            double c0 = now_s();
+            st = o->exec.time(o->exec.ud, o->task_path, r.best_path, NULL, &t);
+            base_time_s = now_s() - c0;
+        }
         if (st) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "cannot time the task: %s",
                           t.reason[0] ? t.reason : tdx_status_str(st));

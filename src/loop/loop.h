@@ -81,6 +81,15 @@ typedef struct tdx_loop_timing {
     char reason[512];     /* why timing failed, one line */
 } tdx_loop_timing;
 
+/* What a trial (check, then time when the check passed) came to. */
+typedef struct tdx_loop_trial {
+    tdx_loop_check check;
+    tdx_loop_timing timing;
+    tdx_status check_st, time_st; /* what check and time would have returned */
+    int timed;                    /* the timing ran (the check passed) */
+    double check_s, time_s;       /* seconds of each step; time_s < 0 when it did not run */
+} tdx_loop_trial;
+
 typedef struct tdx_loop_exec {
     /* Check candidate_path (a rewritten copy of task_path) against the original's reference. */
     tdx_status (*check)(void *ud, const char *task_path, const char *candidate_path,
@@ -88,6 +97,12 @@ typedef struct tdx_loop_exec {
     /* Time baseline_path and candidate_path back to back (candidate_path NULL: baseline only). */
     tdx_status (*time)(void *ud, const char *task_path, const char *baseline_path,
                        const char *candidate_path, tdx_loop_timing *res);
+    /* Optional (NULL: check, then time): both steps for one candidate,
+     * where an executor can do them in one child -- timed against
+     * baseline_path, or alone (as the baseline) when that is NULL. Returns
+     * an error only when the trial could not be run at all. */
+    tdx_status (*trial)(void *ud, const char *task_path, const char *baseline_path,
+                        const char *candidate_path, tdx_loop_trial *res);
     void *ud;
 } tdx_loop_exec;
 

@@ -294,10 +294,106 @@ static void a_failing_task_stops_with_its_reason(void **state)
     tdx_diags_free(&d);
 }
 
+
+/* ---- the one-child trial (check, then time) ---------------------------- */
+
+static int trials, trial_fail_timing;
+
+static tdx_status never_check(void *ud, const char *task_path, const char *cand, tdx_loop_check *res)
+{
+    (void)ud, (void)task_path, (void)cand, (void)res;
+    fail_msg("check called although the executor has a trial");
+    return TDX_ERR_ARG;
+}
+
+static tdx_status never_time(void *ud, const char *task_path, const char *base, const char *cand,
+                             tdx_loop_timing *t)
+{
+    (void)ud, (void)task_path, (void)base, (void)cand, (void)t;
+    fail_msg("time called although the executor has a trial");
+    return TDX_ERR_ARG;
+}
+
+static tdx_status fx_trial(void *ud, const char *task_path, const char *base, const char *cand,
+                           tdx_loop_trial *res)
+{
+    memset(res, 0, sizeof *res);
+    trials++;
+    res->check_s = 0.25;
+    res->time_s = -1;
+    res->check_st = fx_check(ud, task_path, cand, &res->check);
+    if (res->check_st || !res->check.ok)
+        return TDX_OK;
+    res->timed = 1;
+    res->time_s = 0.5;
+    if (trial_fail_timing && base && --trial_fail_timing == 0) {
+        snprintf(res->timing.reason, sizeof res->timing.reason, "harness reported error: timing timed out");
+        res->time_st = TDX_ERR_CHILD;
+        return TDX_OK;
+    }
+    /* base NULL: the candidate timed alone, as the baseline */
+    res->time_st = base ? fx_time(ud, task_path, base, cand, &res->timing)
+                        : fx_time(ud, task_path, cand, NULL, &res->timing);
+    return TDX_OK;
+}
+
+static void a_trial_executor_does_both_steps_in_one_call(void **state)
+{
+    (void)state;
+    tdx_loop_opts o = opts_for();
+    o.exec.check = never_check;
+    o.exec.time = never_time;
+    o.exec.trial = fx_trial;
+    trials = 0;
+    trial_fail_timing = 1; /* the first candidate's timing fails */
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    tdx_diags_free(&d);
+    /* the same result as check-then-time, minus the candidate whose timing failed */
+    assert_true(res.initial_s > 9.9e-3);
+    assert_true(res.kept >= 1);
+    assert_true(res.final_s < 2.01e-3);
+    int n = 0;
+    count_verdicts("timing failed: harness reported error: timing timed out", &n);
+    assert_int_equal(n, 1);
+    count_verdicts("check failed: shape (1000,) seed 0", &n);
+    assert_true(n >= 1);
+    /* the seconds of each step come from the trial */
+    char jpath[400];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    json_t *all;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+    int baseline = 0, timed = 0, checked = 0;
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *e = json_array_get(all, i);
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (type && strcmp(type, "baseline") == 0) {
+            baseline++;
+            assert_true(json_real_value(json_object_get(e, "check_s")) == 0.25);
+            assert_true(json_real_value(json_object_get(e, "time_s")) == 0.5);
+        }
+        if (type && strcmp(type, "candidate") == 0 && json_object_get(e, "check_s"))
+            checked++;
+        if (type && strcmp(type, "candidate") == 0 && json_object_get(e, "time_s")) {
+            timed++;
+            assert_true(json_real_value(json_object_get(e, "time_s")) == 0.5);
+        }
+    }
+    assert_int_equal(baseline, 1);
+    assert_true(timed >= 2);
+    assert_int_equal(trials, 1 + checked); /* the task once, then each candidate that was run */
+    json_decref(all);
+    tdx_diags_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(keeps_faster_rejects_the_rest, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_trial_executor_does_both_steps_in_one_call, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_after_a_kill, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_a_damaged_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
