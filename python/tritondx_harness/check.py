@@ -311,22 +311,23 @@ def _source(path):
 
 
 def check_task(task_path, device="cpu", seeds=(0, 1, 2), shapes=None, candidate=None, dtype=None,
-               bench_shape=False):
+               bench_shape=False, timeout_s=None):
     """Check a task's launch (or `candidate`'s launch) against the task's
-    reference on every check shape and seed; returns the reply dict."""
+    reference on every check shape and seed; returns the reply dict. A
+    candidate's child is killed after timeout_s seconds when given."""
     try:
         # The interpreter must stay selected while kernels run too: Triton
         # imports parts of itself lazily on the first interpreted launch.
         # With no GPU to benchmark on, @triton.autotune runs its first config.
         with interpreter(device == "cpu"), (one_config(0) if device == "cpu" else contextlib.nullcontext()):
-            return _check(task_path, device, tuple(seeds), shapes, candidate, dtype, bench_shape)
+            return _check(task_path, device, tuple(seeds), shapes, candidate, dtype, bench_shape, timeout_s)
     except HarnessError as e:
         return protocol.failure("check", e.kind, str(e), task=task_path, candidate=candidate,
                                 device=device, cases=[], reason=e.extra.get("reason"),
                                 **{k: v for k, v in e.extra.items() if k != "reason"})
 
 
-def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=False):
+def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=False, timeout_s=None):
     """check_task's body; raises HarnessError for failures that are not verdicts."""
     if not seeds:
         raise HarnessError(protocol.USAGE, "at least one seed is needed")
@@ -353,7 +354,7 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
     if bench_shape:
         plan.append((task.shapes["bench"], seeds[0]))
     if candidate:
-        cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32)
+        cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s)
     else:
         cases = _check_in_process(task, plan, device, dtype, tf32)
     first_fail = next((c for c in cases if not c["ok"]), None)
@@ -410,7 +411,7 @@ def _check_in_process(task, plan, device, dtype, tf32):
     return cases
 
 
-def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32):
+def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s=None):
     """A candidate's launch run in a forked child (isolate.py) on every
     (shape, seed) of the plan, judged here against references this process
     computes from the child's inputs."""
@@ -422,7 +423,7 @@ def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32):
     t0 = time.monotonic()
     same = os.path.realpath(candidate) == os.path.realpath(task.path)
     got = run_candidate(task, candidate, plan, device, dtype, reuse,
-                        role="the task" if same else "the candidate")
+                        role="the task" if same else "the candidate", timeout_s=timeout_s)
     if got["failure"] is not None:
         reason, message = got["failure"][0], got["failure"][1]
         kind = got["failure"][2] if len(got["failure"]) > 2 else INCORRECT

@@ -500,8 +500,9 @@ def _become_subreaper():
         return False
 
 
-def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="the candidate"):
-    """Run the candidate in a forked child over plan [(shape, seed)...].
+def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="the candidate", timeout_s=None):
+    """Run the candidate in a forked child over plan [(shape, seed)...]
+    (killed after timeout_s seconds when given).
 
     Returns {"inputs": [...], "cases": [...], "reuse": outputs or None,
     "failure": (reason, message) or None}. inputs are the ones the child
@@ -528,7 +529,12 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
     status = None
     fds = [data_r.fileno(), noise_r]
     drain_until = None
+    deadline = time.monotonic() + timeout_s if timeout_s else None
+    timed_out = False
     while fds:
+        if deadline is not None and status is None and not timed_out and time.monotonic() > deadline:
+            timed_out = True
+            os.kill(pid, signal.SIGKILL)
         ready, _, _ = select.select(fds, [], [], 0.05)
         for fd in ready:
             if fd == noise_r:
@@ -594,7 +600,9 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
             got["reuse"] = fr.get("reuse")
             got["replaced"] = [str(x) for x in fr.get("replaced") or []]
     failure = None
-    if flood:
+    if timed_out:
+        failure = ("timeout", f"{role} timed out after {timeout_s:g} s")
+    elif flood:
         failure = ("flood", f"{role} wrote more than {NOISE_CAP >> 20} MiB to stdout/stderr")
     elif over:
         failure = ("flood", f"{role} sent more data than its outputs can take")

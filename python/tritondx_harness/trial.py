@@ -41,6 +41,8 @@ def add_args(p):
                    help="cpu: the check through the interpreter; the timing then fails (no GPU)")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--bench-shape", action="store_true", help="also check SHAPES['bench'] once")
+    p.add_argument("--check-timeout", type=float, default=300.0,
+                   help="seconds the candidate's checking child may take")
     p.add_argument("--time-timeout", type=float, default=300.0, help="seconds the timing may take")
     p.add_argument("--budget-ms", type=float, default=300.0)
 
@@ -153,7 +155,7 @@ def run(args):
     t0 = time.monotonic()
     try:
         reply = check.check_task(args.task, device=args.device, seeds=seeds, candidate=args.candidate,
-                                 bench_shape=args.bench_shape)
+                                 bench_shape=args.bench_shape, timeout_s=args.check_timeout)
     except BaseException:
         os.close(go_w)
         os.close(res_r)

@@ -304,17 +304,20 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     const char *prog = x->test_timer ? x->test_timer : getenv("TDX_TEST_TIMER");
     if (strcmp(dev, "cuda") != 0 || (prog && *prog) || !env_on("TRITONDX_TRIAL", 1))
         return trial_apart(x, task_path, baseline_path, candidate_path, res);
-    double time_timeout = child_timeout(x->time_timeout_s);
+    /* the harness keeps each step to its own limit (and says which one ran
+     * out); the child's limit is only the backstop */
+    double check_timeout = child_timeout(x->check_timeout_s), time_timeout = child_timeout(x->time_timeout_s);
     const char *env[TDX_LOOP_MAX_ENV + 2];
-    tdx_hx_opts o = sandboxed(x, child_timeout(x->check_timeout_s) + time_timeout + 30, env);
-    char at[PATH_MAX], ab[PATH_MAX], ac[PATH_MAX], tt[32];
+    tdx_hx_opts o = sandboxed(x, check_timeout + time_timeout + 60, env);
+    char at[PATH_MAX], ab[PATH_MAX], ac[PATH_MAX], ct[32], tt[32];
     task_path = absolute(task_path, at);
+    snprintf(ct, sizeof ct, "%g", check_timeout);
     snprintf(tt, sizeof tt, "%g", time_timeout);
-    const char *args[10] = {"--candidate", absolute(candidate_path, ac), "--device", "cuda", "--bench-shape",
-                            "--time-timeout", tt, NULL, NULL, NULL};
+    const char *args[12] = {"--candidate", absolute(candidate_path, ac), "--device", "cuda", "--bench-shape",
+                            "--check-timeout", ct, "--time-timeout", tt, NULL, NULL, NULL};
     if (baseline_path) {
-        args[7] = "--baseline";
-        args[8] = absolute(baseline_path, ab);
+        args[9] = "--baseline";
+        args[10] = absolute(baseline_path, ab);
     }
     double t0 = mono_s();
     tdx_hx_reply r;

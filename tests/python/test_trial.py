@@ -34,7 +34,8 @@ def test_a_failing_candidate_is_never_timed():
 
 def _args(**kw):
     a = argparse.Namespace(task=task("add.py"), candidate=task("cand_add_good.py"), baseline=None, device="cpu",
-                           seeds="0", bench_shape=False, time_timeout=30.0, budget_ms=10.0)
+                           seeds="0", bench_shape=False, check_timeout=120.0, time_timeout=30.0,
+                           budget_ms=10.0)
     for k, v in kw.items():
         setattr(a, k, v)
     return a
@@ -111,3 +112,15 @@ def test_no_child_is_left_after_a_failed_check(name):
     out = trial.run(_args(candidate=task(name)))
     assert out["ok"] is False
     assert isolate._children() - before == set()
+
+
+def test_a_check_that_hangs_is_killed_at_its_own_limit(tmp_path):
+    cand = tmp_path / "hang.py"
+    src = open(task("cand_add_good.py")).read()
+    cand.write_text(src.replace("def launch(", "import time\n\n\ndef launch(", 1)
+                    .replace("    return", "    time.sleep(600)\n    return", 1))
+    t0 = time.monotonic()
+    out = trial.run(_args(candidate=str(cand), check_timeout=3.0))
+    assert time.monotonic() - t0 < 60
+    assert out["ok"] is False and out["reason"] == "timeout" and "timed out after 3 s" in out["error"]
+    assert out["time"] is None
