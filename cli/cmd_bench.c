@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -32,6 +33,8 @@ static void usage(FILE *f)
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile)\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
+          "  --torch-cache FILE   read a task's torch columns from FILE when its file and the\n"
+          "                       device are unchanged; measure and add them otherwise\n"
           "  --ceilings FILE      the device's ceilings (a `ceilings` reply) instead of asking\n"
           "  --step-timeout S     limit of one check or timing of a candidate (default 300)\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
@@ -129,7 +132,7 @@ int tdx_cmd_bench(int argc, char **argv)
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
     int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0;
     double budget = 0, torch_timeout = 300, step_timeout = 300;
-    const char *ceil_file = NULL;
+    const char *ceil_file = NULL, *torch_cache = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
@@ -153,6 +156,8 @@ int tdx_cmd_bench(int argc, char **argv)
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--step-timeout", &v)) > 0) {
             if (tdx_cli_parse_double("--step-timeout", v, 1, 1e6, &step_timeout))
                 r = -1;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-cache", &v)) > 0) {
+            torch_cache = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--ceilings", &v)) > 0) {
             ceil_file = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--suite", &v)) > 0) {
@@ -206,6 +211,16 @@ int tdx_cmd_bench(int argc, char **argv)
     if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER")) {
         tdx_cli_error("no GPU here: bench times candidates on a GPU (or set TDX_TEST_TIMER)");
         return TDX_EXIT_FAILED;
+    }
+    if (torch && torch_cache && access(torch_cache, F_OK) == 0) {
+        json_error_t jerr;
+        json_t *tc = json_load_file(torch_cache, 0, &jerr);
+        int usable = json_is_object(tc);
+        json_decref(tc);
+        if (!usable) {
+            tdx_cli_error("%s: not a torch cache (a JSON object of measured torch columns)", torch_cache);
+            return TDX_EXIT_INPUT;
+        }
     }
     /* the tasks, sorted */
     DIR *dir = opendir(suite);
@@ -283,9 +298,11 @@ int tdx_cmd_bench(int argc, char **argv)
          * loop's own timings compare baseline and candidate only) */
         tdx_bench_row tr = {0};
         if (torch) {
+            /* a cache that cannot be written is only a note: the columns are measured */
+            if (tdx_bench_torch_cached(&tr, task, device, torch_timeout, torch_cache) == TDX_ERR_IO && !quiet)
+                fprintf(stderr, "bench: note: cannot write the torch cache %s\n", torch_cache);
             if (!quiet)
-                fprintf(stderr, "bench: torch baselines of %s\n", names[i]);
-            tdx_bench_torch(&tr, task, device, torch_timeout);
+                fprintf(stderr, "bench: torch baselines of %s%s\n", names[i], tr.torch_cached ? " (from the cache)" : "");
         }
         tdx_loop_opts o = {0};
         o.task_path = task;
@@ -330,8 +347,9 @@ int tdx_cmd_bench(int argc, char **argv)
                 free(w->torch_note);
                 w->torch_baseline = tr.torch_baseline ? tr.torch_baseline : strdup("");
                 w->torch_note = tr.torch_note ? tr.torch_note : strdup("");
+                w->torch_cached = tr.torch_cached;
                 tr.torch_baseline = tr.torch_note = NULL;
-                if (strcmp(device, "cuda") == 0)
+                if (strcmp(device, "cuda") == 0 && !tr.torch_cached)
                     w->gpu_runs++;
             }
         }

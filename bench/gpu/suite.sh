@@ -25,6 +25,10 @@
 #   STEP_LIMIT  limit of one check or one timing of a candidate (120)
 #   DEVICE   cuda (default) or cpu (with TDX_TEST_TIMER: a dry run)
 #   SUITE, TDX   the task folder and the binary
+#   TORCH_CACHE  the torch columns measured before (bench --torch-cache; default
+#            bench/results/torch-h200.json, "" to measure every task): a task
+#            whose file is unchanged skips its ~22 s of torch baselines; the
+#            updated cache comes back as $OUT/torch-cache.json
 #
 # Cost of one task, from the code (one fresh Python process per harness call;
 # GPU-machine figures from bench/RESULTS.md: a candidate ~15 s, AOT compiles
@@ -59,6 +63,12 @@ MIN_TASK=${MIN_TASK:-30}
 TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}
 DEVICE=${DEVICE:-cuda}
 STEP_LIMIT=${STEP_LIMIT:-120}
+TORCH_CACHE=${TORCH_CACHE-bench/results/torch-h200.json}
+TC=()
+if [ -n "$TORCH_CACHE" ]; then
+  [ -f "$TORCH_CACHE" ] || echo "{}" > "$TORCH_CACHE"
+  TC=(--torch-cache "$TORCH_CACHE")
+fi
 TASKS=${TASKS:-"*"}
 RANGE=${RANGE:-}
 PART=${PART:-}
@@ -146,7 +156,7 @@ for n in ${names[@]+"${names[@]}"}; do
   # bench ends is ended here before the next task uses the GPU
   setsid timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
     --device "$DEVICE" --budget "$BUDGET" --rounds "$ROUNDS" --candidates "$CANDS" --max-level "$LEVEL" \
-    --torch-timeout "$TORCH_LIMIT" --step-timeout "$STEP_LIMIT" ${CEIL[@]+"${CEIL[@]}"} \
+    --torch-timeout "$TORCH_LIMIT" --step-timeout "$STEP_LIMIT" ${CEIL[@]+"${CEIL[@]}"} ${TC[@]+"${TC[@]}"} \
     > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt" &
   sid=$!
   wait "$sid"
@@ -181,4 +191,5 @@ if [ -n "$left_out" ]; then
   echo "TASKS=\"${left_out% }\"" > "$OUT/not_run.txt"
 fi
 log "wall $(($(date +%s) - t0)) s"
+[ -n "$TORCH_CACHE" ] && cp "$TORCH_CACHE" "$OUT/torch-cache.json"
 tar -C "$OUT" -czf "$OUT/suite.tar.gz" suite && rm -rf "$OUT/suite"

@@ -3,12 +3,15 @@
 
 #include <stdio.h>
 
+#include "base/file.h"
 #include "journal/journal.h"
+#include "loop/loop.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *dupstr(const char *s) { return strdup(s ? s : ""); }
 
@@ -81,6 +84,7 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->compile_build_s = num(o, "compile_build_s");
     w->torch_baseline = dupstr(json_string_value(json_object_get(o, "torch_baseline")));
     w->torch_note = dupstr(json_string_value(json_object_get(o, "torch_note")));
+    w->torch_cached = json_is_true(json_object_get(o, "torch_cached"));
     w->rounds = (int)count(o, "rounds", INT_MAX);
     w->kept = (int)count(o, "kept", INT_MAX);
     w->seconds = num(o, "seconds");
@@ -127,7 +131,7 @@ tdx_status tdx_bench_load(tdx_bench_results *r, const char *path)
 
 json_t *tdx_bench_row_json(const tdx_bench_row *w)
 {
-    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i, s:s, s:s, s:f, s:I, "
+    json_t *o = json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:i, s:i, s:s, s:s, s:f, s:I, "
                      "s:I, s:I}",
                      "task", w->task, "status", w->status, "initial_s", w->initial_s, "final_s",
                      w->final_s, "fraction_before", w->fraction_before, "fraction_after",
@@ -138,6 +142,9 @@ json_t *tdx_bench_row_json(const tdx_bench_row *w)
                      w->kept, "levels", w->levels, "families", w->families, "seconds", w->seconds,
                      "gpu_runs", (json_int_t)w->gpu_runs, "compiles", (json_int_t)w->compiles, "tokens",
                      (json_int_t)w->tokens);
+    if (o && w->torch_cached)
+        json_object_set_new(o, "torch_cached", json_true());
+    return o;
 }
 
 /* Replace *dst by a copy of s (kept as is when out of memory). */
@@ -216,6 +223,68 @@ tdx_status tdx_bench_torch(tdx_bench_row *w, const char *task_path, const char *
     return st;
 }
 
+/* The cache key of a task file on a device: "SHA:DEVICE"; -1 when unreadable. */
+static int cache_key(const char *task_path, const char *device, char *key, size_t n)
+{
+    char *src;
+    size_t len;
+    if (tdx_file_read(task_path, 64u << 20, &src, &len))
+        return -1;
+    char hash[17];
+    tdx_loop_hash(src, len, hash);
+    free(src);
+    snprintf(key, n, "%s:%s", hash, device ? device : "cuda");
+    return 0;
+}
+
+tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s,
+                                  const char *cache_path)
+{
+    char key[64];
+    if (!cache_path || cache_key(task_path, device, key, sizeof key))
+        return tdx_bench_torch(w, task_path, device, timeout_s);
+    json_t *cache = NULL;
+    if (access(cache_path, F_OK) == 0) {
+        json_error_t err;
+        cache = json_load_file(cache_path, 0, &err);
+        if (!json_is_object(cache)) {
+            json_decref(cache);
+            return TDX_ERR_PARSE;
+        }
+    } else {
+        cache = json_object();
+    }
+    json_t *e = json_object_get(cache, key);
+    if (json_is_object(e)) {
+        w->eager_s = ms_or_s(e, "eager_ms", "eager_s");
+        w->compile_s = ms_or_s(e, "compile_ms", "compile_s");
+        w->compile_build_s = num(e, "compile_build_s");
+        set_str(&w->torch_baseline, json_string_value(json_object_get(e, "torch_baseline")));
+        set_str(&w->torch_note, json_string_value(json_object_get(e, "torch_note")));
+        w->torch_cached = 1;
+        json_decref(cache);
+        return TDX_OK;
+    }
+    tdx_status st = tdx_bench_torch(w, task_path, device, timeout_s);
+    if (!st && (w->eager_s > 0 || w->compile_s > 0)) {
+        const char *slash = strrchr(task_path, '/');
+        json_t *ne = json_pack("{s:s, s:f, s:f, s:f, s:s, s:s}", "task", slash ? slash + 1 : task_path,
+                               "eager_ms", w->eager_s > 0 ? w->eager_s * 1e3 : -1.0, "compile_ms",
+                               w->compile_s > 0 ? w->compile_s * 1e3 : -1.0, "compile_build_s",
+                               w->compile_build_s, "torch_baseline", w->torch_baseline ? w->torch_baseline : "",
+                               "torch_note", w->torch_note ? w->torch_note : "");
+        if (ne && json_object_set_new(cache, key, ne) == 0) {
+            /* written whole and renamed into place: a run that dies leaves the old file */
+            char tmp[4096];
+            snprintf(tmp, sizeof tmp, "%.4000s.tmp", cache_path);
+            if (json_dump_file(cache, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, cache_path) != 0)
+                st = TDX_ERR_IO;
+        }
+    }
+    json_decref(cache);
+    return st;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -273,6 +342,7 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
         if ((w->eager_s > 0 || w->compile_s > 0) && w->torch_baseline &&
             strcmp(w->torch_baseline, "reference") == 0)
             s->ref_baseline++;
+        s->torch_cached += w->torch_cached != 0;
     }
     s->geomean = s->ok ? exp(logsum / (double)s->ok) : -1;
     s->median = sp ? median(sp, s->ok) : -1;
@@ -361,6 +431,8 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
         st = tdx_buf_printf(out, "| torch.compile n/a | %zu / %zu |\n", s->na_compile, s->ok);
     if (!st && s->ref_baseline)
         st = tdx_buf_printf(out, "| torch columns on `reference` (no torch_impl) | %zu |\n", s->ref_baseline);
+    if (!st && s->torch_cached)
+        st = tdx_buf_printf(out, "| torch columns from the cache (measured before) | %zu |\n", s->torch_cached);
     if (!st)
         st = tdx_buf_printf(out, "| wall time of all runs | %.0f s |\n", s->seconds);
     return st;

@@ -36,6 +36,7 @@ typedef struct tdx_bench_row {
     double eager_s, compile_s, compile_build_s;
     char *torch_baseline; /* "torch_impl", "reference" (float64, unfair), "" unknown */
     char *torch_note;     /* why a torch column is n/a, "" when none */
+    int torch_cached;     /* the torch columns came from the cache (--torch-cache) */
     int rounds, kept;
     char *levels;        /* the levels that decided each kept rewrite, e.g. "0,3" */
     char *families;      /* the kept families, e.g. "retune,tensor-cores" */
@@ -57,6 +58,7 @@ typedef struct tdx_bench_summary {
     size_t faster_compile, with_compile; /* over tasks run with a torch.compile time */
     size_t ref_baseline;                 /* of those, timed on reference (no torch_impl) */
     size_t na_eager, na_compile;         /* tasks run whose column was tried and is n/a */
+    size_t torch_cached;                 /* tasks run whose torch columns came from the cache */
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 
@@ -84,6 +86,15 @@ void tdx_bench_torch_from_json(tdx_bench_row *w, json_t *reply);
  * --torch-compile --device DEVICE`, timeout_s) and fill the row's torch
  * columns; on failure the columns stay < 0 and torch_note says why. */
 tdx_status tdx_bench_torch(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s);
+
+/* tdx_bench_torch through a cache file (a JSON object; created when
+ * missing): the torch columns of a task are measured once per content of
+ * its file and device ("SHA:DEVICE" keys) and read back afterwards, since
+ * neither torch_impl nor torch changes with a run. A measurement with no
+ * usable column is not cached. Sets w->torch_cached when read from it. An
+ * unreadable cache file is an error (TDX_ERR_PARSE), nothing is measured. */
+tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s,
+                                  const char *cache_path);
 
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s);
 /* The per-task table and the summary as Markdown. */

@@ -98,3 +98,46 @@ def test_bench_without_torch_leaves_the_columns_empty(tmp_path):
     assert row["eager_ms"] < 0 and row["compile_ms"] < 0 and row["torch_note"] == ""
     md = (out / "RESULTS.md").read_text()
     assert "torch eager |" in md and "faster than torch" not in md and "n/a" not in md
+
+
+def test_bench_reads_the_torch_columns_from_its_cache(tmp_path):
+    """--torch-cache: measured once per task file and device, read back after;
+    a changed task file is measured again; a file that is no cache is refused."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "rewrite" / "scale.py", suite / "scale.py")
+    env = dict(os.environ, TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
+               PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager")
+    cache = tmp_path / "torch.json"
+
+    def bench(out):
+        r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(tmp_path / out), "--rounds", "1",
+                            "--candidates", "1", "--max-level", "0", "--device", "cpu", "--no-progress",
+                            "--torch-cache", str(cache)], capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        (row,) = json.loads((tmp_path / out / "results.json").read_text())["rows"]
+        return r, row
+    r, first = bench("a")
+    assert "from the cache" not in r.stderr and not first.get("torch_cached")
+    entries = json.loads(cache.read_text())
+    assert len(entries) == 1
+    (key, entry), = entries.items()
+    assert key.endswith(":cpu") and entry["task"] == "scale.py"
+    assert entry["eager_ms"] == first["eager_ms"] > 0
+    r, second = bench("b")
+    assert "torch baselines of scale.py (from the cache)" in r.stderr
+    assert second["torch_cached"] is True and second["eager_ms"] == first["eager_ms"]
+    assert second["torch_baseline"] == first["torch_baseline"] and second["torch_note"] == first["torch_note"]
+    assert "| torch columns from the cache (measured before) | 1 |" in (tmp_path / "b" / "RESULTS.md").read_text()
+    # the task changed: its columns are measured again, under a new key
+    with open(suite / "scale.py", "a") as f:
+        f.write("\n# changed\n")
+    r, third = bench("c")
+    assert "from the cache" not in r.stderr and not third.get("torch_cached")
+    assert len(json.loads(cache.read_text())) == 2
+    # not a cache: refused before anything runs
+    cache.write_text("[1, 2]")
+    r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(tmp_path / "d"), "--device", "cpu",
+                        "--torch-cache", str(cache)], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 3 and "not a torch cache" in r.stderr and r.stderr.count("\n") == 1
+    assert not (tmp_path / "d").exists()
