@@ -319,6 +319,7 @@ int tdx_cmd_bench(int argc, char **argv)
         /* one hung candidate must not take the whole task's time */
         hx.check_timeout_s = hx.time_timeout_s = step_timeout;
         o.exec = tdx_loop_hx_exec(&hx);
+        o.ceilings = hx.ceilings;
         tdx_loop_proposer prop = {"builtin", tdx_loop_builtin_propose, NULL};
         o.proposers = &prop;
         o.nproposers = 1;

@@ -159,6 +159,7 @@ int tdx_cmd_optimize(int argc, char **argv)
         }
     }
     o.exec = tdx_loop_hx_exec(&hx);
+    o.ceilings = hx.ceilings;
     tdx_loop_proposer props[2] = {{"builtin", tdx_loop_builtin_propose, NULL},
                                   {"llm", tdx_loop_llm_propose, &llm}};
     o.proposers = props;

@@ -76,8 +76,20 @@ struct json_t *tdx_dx_report_json(const tdx_dx_report *rep);
  * launches as compiled, and Nsight Compute metrics when ud is a
  * tdx_dx_l1_opts with ncu set), the profile module judges
  * (src/diagnose/level1.c). ud may be NULL. */
+struct tdx_prof_ceilings;
 typedef struct tdx_dx_l1_opts {
     int ncu; /* also run the harness's ncu verb (slower: ncu replays kernels) */
+    /* The device's ceilings, when the caller has them: no `ceilings` call.
+     * Borrowed. */
+    const struct tdx_prof_ceilings *ceilings;
+    /* A timing the caller already made of the source being diagnosed (the
+     * optimize loop's of its best so far): used, instead of a `time` call,
+     * when the level runs on this very buffer (src == known_src, len ==
+     * known_len). median_s 0: none. Borrowed. */
+    const char *known_src;
+    size_t known_len;
+    double known_median_s, known_iqr_s, known_bytes, known_flops;
+    char known_dtype[16];
 } tdx_dx_l1_opts;
 tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_t len,
                          tdx_ledger *ledger, tdx_dx_cost *cost, char *why, size_t why_len,

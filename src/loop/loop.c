@@ -78,7 +78,23 @@ typedef struct run {
     double t0;
     double elapsed_before; /* from earlier sessions of a resumed run */
     double last_fraction;
+    /* the diagnosis as run: level 1 told the ceilings and the timing the
+     * loop made of its best so far, so it need not measure them again */
+    tdx_dx_opts dx;
+    tdx_dx_l1_opts l1;
 } run;
+
+/* Tell level 1 the timing of the best source (r->best) just made. */
+static void remember_timing(run *r, double median_s, double iqr_s, const tdx_loop_timing *t)
+{
+    r->l1.known_src = r->best;
+    r->l1.known_len = r->blen;
+    r->l1.known_median_s = median_s;
+    r->l1.known_iqr_s = iqr_s;
+    r->l1.known_bytes = t->bytes;
+    r->l1.known_flops = t->flops;
+    snprintf(r->l1.known_dtype, sizeof r->l1.known_dtype, "%s", t->dtype);
+}
 
 static tdx_status jlog(run *r, json_t *e)
 {
@@ -380,7 +396,8 @@ static tdx_status rounds(run *r, int first_round)
         tdx_ledger ledger;
         tdx_ledger_init(&ledger);
         tdx_dx_report dx;
-        st = tdx_dx_run(&o->dx, o->task_path, r->best, r->blen, &ledger, &dx, r->diags);
+        /* levels 1-3 measure and compile a file: the best so far, not the original */
+        st = tdx_dx_run(&r->dx, r->best_path, r->best, r->blen, &ledger, &dx, r->diags);
         if (st) {
             tdx_ledger_free(&ledger);
             return st;
@@ -418,6 +435,7 @@ static tdx_status rounds(run *r, int first_round)
             r->last_fraction = best_t.fraction;
             r->res->final_fraction = best_t.fraction;
             st = write_best(r, r->best, r->blen);
+            remember_timing(r, best_t.cand_median_s, best_t.cand_iqr_s, &best_t);
             if (!st)
                 st = jlog(r, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round",
                                        round, "index", best_i + 1, "family", c->family, "median_s",
@@ -456,6 +474,11 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
     r.jnl.fd = -1;
     r.t0 = now_s();
     r.last_fraction = -1;
+    r.dx = o->dx;
+    if (r.dx.levels[1].run == tdx_dx_level1 && !r.dx.levels[1].ud) {
+        r.l1.ceilings = o->ceilings;
+        r.dx.levels[1].ud = &r.l1;
+    }
     if (o->run_dir)
         snprintf(res->run_dir, sizeof res->run_dir, "%s", o->run_dir);
     else
@@ -584,6 +607,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             goto out;
         }
         res->initial_s = res->final_s = t.base_median_s;
+        remember_timing(&r, t.base_median_s, t.base_iqr_s, &t);
         r.last_fraction = t.fraction;
         res->final_fraction = t.fraction;
         json_t *be = json_pack("{s:s, s:f, s:f, s:f}", "type", "baseline", "median_s",

@@ -126,6 +126,9 @@ typedef struct tdx_loop_opts {
     double target_fraction;   /* stop at this fraction of the roofline; 0: 0.85 */
     int resume;
     tdx_dx_opts dx;           /* diagnosis levels and escalation */
+    /* The device's ceilings for level 1 (no `ceilings` call each round);
+     * NULL: it asks. Borrowed. */
+    const struct tdx_prof_ceilings *ceilings;
     const tdx_loop_proposer *proposers;
     size_t nproposers;
     tdx_loop_exec exec;
