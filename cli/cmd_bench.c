@@ -27,14 +27,16 @@ static void usage(FILE *f)
           "geomean and median speedup, > 2x, > 5x, roofline, against torch).\n\n"
           "options:\n"
           "  --suite DIR          folder of task files (default bench/tasks)\n"
-          "  --tasks PATTERN      only tasks whose file name matches (shell pattern)\n"
+          "  --tasks PATTERN      only tasks whose file name matches (shell pattern; repeatable)\n"
           "  --out DIR            results folder (default runs/bench-YYYYMMDD-HHMMSS)\n"
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile)\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
           "  --torch-cache FILE   read a task's torch columns from FILE when its file and the\n"
-          "                       device are unchanged; measure and add them otherwise\n"
+          "                       device are unchanged; measure the others (in one interpreter)\n"
+          "                       and add them\n"
+          "  --torch-only         with --torch-cache: only fill the cache, optimize nothing\n"
           "  --ceilings FILE      the device's ceilings (a `ceilings` reply) instead of asking\n"
           "  --step-timeout S     limit of one check or timing of a candidate (default 300)\n"
           "  --merge FILE...      merge results files into one table instead of running\n"
@@ -128,7 +130,9 @@ static int merge(int n, char **files, const char *md, const char *json)
 
 int tdx_cmd_bench(int argc, char **argv)
 {
-    const char *suite = "bench/tasks", *pattern = "*.py", *out = NULL, *md = NULL, *mjson = NULL;
+    const char *suite = "bench/tasks", *out = NULL, *md = NULL, *mjson = NULL;
+    const char *patterns[64];
+    int npat = 0, torch_only = 0;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
     int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0;
     double budget = 0, torch_timeout = 300, step_timeout = 300;
@@ -148,6 +152,8 @@ int tdx_cmd_bench(int argc, char **argv)
             noprog = 1;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = noprog = 1;
+        } else if (strcmp(argv[i], "--torch-only") == 0) {
+            torch_only = 1;
         } else if (strcmp(argv[i], "--no-torch") == 0) {
             torch = 0;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--torch-timeout", &v)) > 0) {
@@ -163,7 +169,11 @@ int tdx_cmd_bench(int argc, char **argv)
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--suite", &v)) > 0) {
             suite = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--tasks", &v)) > 0) {
-            pattern = v;
+            if (npat == (int)(sizeof patterns / sizeof *patterns)) {
+                tdx_cli_error("--tasks: at most %zu patterns", sizeof patterns / sizeof *patterns);
+                r = -1;
+            } else
+                patterns[npat++] = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--out", &v)) > 0) {
             out = v;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--markdown", &v)) > 0) {
@@ -208,7 +218,11 @@ int tdx_cmd_bench(int argc, char **argv)
         tdx_cli_error("--max-level takes 0..3");
         return TDX_EXIT_USAGE;
     }
-    if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER")) {
+    if (torch_only && (!torch || !torch_cache)) {
+        tdx_cli_error("--torch-only fills the torch cache: it needs --torch-cache and not --no-torch");
+        return TDX_EXIT_USAGE;
+    }
+    if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER") && !torch_only) {
         tdx_cli_error("no GPU here: bench times candidates on a GPU (or set TDX_TEST_TIMER)");
         return TDX_EXIT_FAILED;
     }
@@ -233,7 +247,10 @@ int tdx_cmd_bench(int argc, char **argv)
     struct dirent *e;
     while ((e = readdir(dir))) {
         size_t l = strlen(e->d_name);
-        if (l > 3 && strcmp(e->d_name + l - 3, ".py") == 0 && fnmatch(pattern, e->d_name, 0) == 0 &&
+        int match = npat == 0;
+        for (int k = 0; k < npat && !match; k++)
+            match = fnmatch(patterns[k], e->d_name, 0) == 0;
+        if (l > 3 && strcmp(e->d_name + l - 3, ".py") == 0 && match &&
             strstr(e->d_name, ".opt.py") == NULL) {
             char **p = realloc(names, (nn + 1) * sizeof *names);
             if (!p)
@@ -245,6 +262,43 @@ int tdx_cmd_bench(int argc, char **argv)
     closedir(dir);
     if (nn)
         qsort(names, nn, sizeof *names, cmp_str);
+    /* the torch columns the cache lacks, all in one interpreter */
+    tdx_status fill_st = TDX_OK;
+    int *fresh = calloc(nn ? nn : 1, sizeof *fresh); /* measured by this run's fill */
+    if (torch && torch_cache && nn) {
+        char **paths = calloc(nn, sizeof *paths);
+        size_t measured = 0;
+        tdx_status fst = TDX_ERR_NOMEM;
+        if (paths) {
+            size_t k = 0;
+            for (; k < nn; k++) {
+                size_t len = strlen(suite) + strlen(names[k]) + 2;
+                if (!(paths[k] = malloc(len)))
+                    break;
+                snprintf(paths[k], len, "%s/%s", suite, names[k]);
+            }
+            if (k == nn) {
+                if (!quiet)
+                    fprintf(stderr, "bench: torch baselines of the tasks the cache lacks\n");
+                fst = tdx_bench_torch_fill((const char *const *)paths, nn, device, torch_timeout, torch_cache,
+                                           &measured, fresh);
+            }
+            for (size_t j = 0; j < k; j++)
+                free(paths[j]);
+            free(paths);
+        }
+        if (!quiet)
+            fprintf(stderr, "bench: torch baselines: %zu measured now%s\n", measured,
+                    fst ? " (the call failed; each task is measured on its own)" : "");
+        fill_st = fst;
+    }
+    if (torch_only) {
+        for (size_t i = 0; i < nn; i++)
+            free(names[i]);
+        free(names);
+        free(fresh);
+        return fill_st ? TDX_EXIT_FAILED : TDX_EXIT_OK;
+    }
     char defout[256];
     if (!out) {
         time_t now = time(NULL);
@@ -301,6 +355,8 @@ int tdx_cmd_bench(int argc, char **argv)
             /* a cache that cannot be written is only a note: the columns are measured */
             if (tdx_bench_torch_cached(&tr, task, device, torch_timeout, torch_cache) == TDX_ERR_IO && !quiet)
                 fprintf(stderr, "bench: note: cannot write the torch cache %s\n", torch_cache);
+            if (fresh && fresh[i])
+                tr.torch_cached = 0; /* measured by this run, a moment ago */
             if (!quiet)
                 fprintf(stderr, "bench: torch baselines of %s%s\n", names[i], tr.torch_cached ? " (from the cache)" : "");
         }
@@ -386,5 +442,6 @@ int tdx_cmd_bench(int argc, char **argv)
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);
+    free(fresh);
     return TDX_EXIT_OK;
 }

@@ -124,6 +124,19 @@ if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
   fi
 fi
 
+# the torch columns the cache lacks, for the whole slice in one interpreter
+# (one torch/Dynamo/Inductor import instead of one per task)
+if [ -n "$TORCH_CACHE" ] && [ ${#names[@]} -gt 0 ]; then
+  pats=()
+  for n in "${names[@]}"; do pats+=(--tasks "$n.py"); done
+  limit=$((TORCH_LIMIT * ${#names[@]}))
+  [ $limit -gt $((TOTAL / 2)) ] && limit=$((TOTAL / 2))
+  log "torch baselines the cache lacks (limit $limit s)"
+  s=$(date +%s)
+  timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" "${pats[@]}" --torch-only --torch-cache "$TORCH_CACHE"     --device "$DEVICE" --torch-timeout "$TORCH_LIMIT" > "$OUT/suite/torch.out" 2> "$OUT/suite/torch.err"
+  log "torch baselines: rc=$?, $(($(date +%s) - s)) s: $(grep 'measured now' "$OUT/suite/torch.err")"
+fi
+
 # end what is left of a task's session (by its session id)
 reap() { # sid name
   local pids

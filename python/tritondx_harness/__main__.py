@@ -23,6 +23,7 @@ VERBS = {
     "ncu": "ncu",
     "launch": "launch_once",
     "trial": "trial",
+    "baselines": "baselines",
 }
 
 

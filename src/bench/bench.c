@@ -237,23 +237,54 @@ static int cache_key(const char *task_path, const char *device, char *key, size_
     return 0;
 }
 
+/* The cache file as a JSON object (a new one when the file does not exist);
+ * NULL when it exists but is not one. */
+static json_t *cache_load(const char *cache_path)
+{
+    if (access(cache_path, F_OK) != 0)
+        return json_object();
+    json_error_t err;
+    json_t *cache = json_load_file(cache_path, 0, &err);
+    if (!json_is_object(cache)) {
+        json_decref(cache);
+        return NULL;
+    }
+    return cache;
+}
+
+/* Add a measured row's torch columns under key; 0 when nothing usable. */
+static int cache_put(json_t *cache, const char *key, const char *task_path, const tdx_bench_row *w)
+{
+    if (!(w->eager_s > 0 || w->compile_s > 0))
+        return 0;
+    const char *slash = strrchr(task_path, '/');
+    json_t *ne = json_pack("{s:s, s:f, s:f, s:f, s:s, s:s}", "task", slash ? slash + 1 : task_path, "eager_ms",
+                           w->eager_s > 0 ? w->eager_s * 1e3 : -1.0, "compile_ms",
+                           w->compile_s > 0 ? w->compile_s * 1e3 : -1.0, "compile_build_s", w->compile_build_s,
+                           "torch_baseline", w->torch_baseline ? w->torch_baseline : "", "torch_note",
+                           w->torch_note ? w->torch_note : "");
+    return ne && json_object_set_new(cache, key, ne) == 0;
+}
+
+/* Write the cache whole and rename it into place: a run that dies leaves the old file. */
+static tdx_status cache_save(json_t *cache, const char *cache_path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%.4000s.tmp", cache_path);
+    if (json_dump_file(cache, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, cache_path) != 0)
+        return TDX_ERR_IO;
+    return TDX_OK;
+}
+
 tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s,
                                   const char *cache_path)
 {
     char key[64];
     if (!cache_path || cache_key(task_path, device, key, sizeof key))
         return tdx_bench_torch(w, task_path, device, timeout_s);
-    json_t *cache = NULL;
-    if (access(cache_path, F_OK) == 0) {
-        json_error_t err;
-        cache = json_load_file(cache_path, 0, &err);
-        if (!json_is_object(cache)) {
-            json_decref(cache);
-            return TDX_ERR_PARSE;
-        }
-    } else {
-        cache = json_object();
-    }
+    json_t *cache = cache_load(cache_path);
+    if (!cache)
+        return TDX_ERR_PARSE;
     json_t *e = json_object_get(cache, key);
     if (json_is_object(e)) {
         w->eager_s = ms_or_s(e, "eager_ms", "eager_s");
@@ -266,21 +297,72 @@ tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const
         return TDX_OK;
     }
     tdx_status st = tdx_bench_torch(w, task_path, device, timeout_s);
-    if (!st && (w->eager_s > 0 || w->compile_s > 0)) {
-        const char *slash = strrchr(task_path, '/');
-        json_t *ne = json_pack("{s:s, s:f, s:f, s:f, s:s, s:s}", "task", slash ? slash + 1 : task_path,
-                               "eager_ms", w->eager_s > 0 ? w->eager_s * 1e3 : -1.0, "compile_ms",
-                               w->compile_s > 0 ? w->compile_s * 1e3 : -1.0, "compile_build_s",
-                               w->compile_build_s, "torch_baseline", w->torch_baseline ? w->torch_baseline : "",
-                               "torch_note", w->torch_note ? w->torch_note : "");
-        if (ne && json_object_set_new(cache, key, ne) == 0) {
-            /* written whole and renamed into place: a run that dies leaves the old file */
-            char tmp[4096];
-            snprintf(tmp, sizeof tmp, "%.4000s.tmp", cache_path);
-            if (json_dump_file(cache, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, cache_path) != 0)
-                st = TDX_ERR_IO;
+    if (!st && cache_put(cache, key, task_path, w))
+        st = cache_save(cache, cache_path);
+    json_decref(cache);
+    return st;
+}
+
+tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const char *device, double timeout_s,
+                                const char *cache_path, size_t *measured, int *fresh)
+{
+    *measured = 0;
+    for (size_t i = 0; fresh && i < n; i++)
+        fresh[i] = 0;
+    json_t *cache = cache_load(cache_path);
+    if (!cache)
+        return TDX_ERR_PARSE;
+    /* the tasks the cache lacks, and their keys */
+    const char **args = calloc(2 * n + 5, sizeof *args);
+    char (*keys)[64] = calloc(n ? n : 1, sizeof *keys);
+    size_t *which = calloc(n ? n : 1, sizeof *which);
+    size_t na = 0, nm = 0;
+    tdx_status st = args && keys && which ? TDX_OK : TDX_ERR_NOMEM;
+    for (size_t i = 0; !st && i < n; i++) {
+        if (cache_key(task_paths[i], device, keys[nm], sizeof keys[nm]) || json_object_get(cache, keys[nm]))
+            continue;
+        which[nm++] = i;
+    }
+    if (!st && nm) {
+        /* one interpreter for all of them: the first --task is the call's own */
+        for (size_t j = 1; j < nm; j++) {
+            args[na++] = "--task";
+            args[na++] = task_paths[which[j]];
+        }
+        args[na++] = "--device";
+        args[na++] = device ? device : "cuda";
+        args[na++] = "--torch-compile";
+        args[na] = NULL;
+        tdx_hx_opts o = {0};
+        o.timeout_s = (timeout_s > 0 ? timeout_s : 300) * (double)nm;
+        tdx_hx_reply r;
+        st = tdx_hx_call(&o, "baselines", task_paths[which[0]], args, &r, NULL);
+        json_t *replies = st ? NULL : json_object_get(r.json, "tasks");
+        for (size_t j = 0; j < nm && j < json_array_size(replies); j++) {
+            json_t *one = json_array_get(replies, j);
+            tdx_bench_row w = {0};
+            w.torch_baseline = dupstr("");
+            w.torch_note = dupstr("");
+            if (json_is_true(json_object_get(one, "ok"))) {
+                tdx_bench_torch_from_json(&w, one);
+                int put = cache_put(cache, keys[j], task_paths[which[j]], &w);
+                *measured += (size_t)put;
+                if (fresh && put)
+                    fresh[which[j]] = 1;
+            }
+            free(w.torch_baseline);
+            free(w.torch_note);
+        }
+        tdx_hx_reply_free(&r);
+        if (*measured) {
+            tdx_status sst = cache_save(cache, cache_path);
+            if (!st)
+                st = sst;
         }
     }
+    free(args);
+    free(keys);
+    free(which);
     json_decref(cache);
     return st;
 }

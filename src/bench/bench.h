@@ -96,6 +96,14 @@ tdx_status tdx_bench_torch(tdx_bench_row *w, const char *task_path, const char *
 tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s,
                                   const char *cache_path);
 
+/* Measure the torch columns of every task the cache lacks in one harness
+ * call (the `baselines` verb: one interpreter for all, timeout_s each) and
+ * add them; *measured gets how many were added (a task whose timing failed
+ * is left out: the per-task path measures it again and says why), and
+ * fresh[i] (when not NULL, n of them) whether task i was one of them. */
+tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const char *device, double timeout_s,
+                                const char *cache_path, size_t *measured, int *fresh);
+
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s);
 /* The per-task table and the summary as Markdown. */
 tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summary *s, tdx_buf *out);

@@ -118,6 +118,8 @@ def test_bench_reads_the_torch_columns_from_its_cache(tmp_path):
         (row,) = json.loads((tmp_path / out / "results.json").read_text())["rows"]
         return r, row
     r, first = bench("a")
+    # measured by this run (in its one-interpreter fill), so not "from the cache"
+    assert "bench: torch baselines: 1 measured now" in r.stderr
     assert "from the cache" not in r.stderr and not first.get("torch_cached")
     entries = json.loads(cache.read_text())
     assert len(entries) == 1
@@ -141,3 +143,36 @@ def test_bench_reads_the_torch_columns_from_its_cache(tmp_path):
                         "--torch-cache", str(cache)], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 3 and "not a torch cache" in r.stderr and r.stderr.count("\n") == 1
     assert not (tmp_path / "d").exists()
+
+
+def test_bench_torch_only_fills_the_cache_in_one_call(tmp_path):
+    """--torch-only: the torch columns of every task the cache lacks, measured
+    in one interpreter; a task whose timing fails is left out, the others kept."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for name in ("relu.py", "gelu.py", "swiglu.py"):
+        shutil.copy(ROOT / "bench" / "tasks" / name, suite / name)
+    broken = (ROOT / "bench" / "tasks" / "relu.py").read_text().replace("def make_inputs(", "def make_inputs_(")
+    (suite / "broken.py").write_text(broken)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager",
+               CUDA_VISIBLE_DEVICES="")
+    env.pop("TDX_TEST_TIMER", None)
+    cache = tmp_path / "torch.json"
+
+    def fill(*patterns):
+        args = [CLI, "bench", "--suite", str(suite), "--torch-only", "--torch-cache", str(cache), "--device", "cpu"]
+        for p in patterns:
+            args += ["--tasks", p]
+        return subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
+    r = fill("relu.py", "g*.py")
+    assert r.returncode == 0, r.stderr
+    assert "2 measured now" in r.stderr
+    assert sorted(v["task"] for v in json.loads(cache.read_text()).values()) == ["gelu.py", "relu.py"]
+    r = fill()  # the whole suite: only swiglu is new; broken.py has no make_inputs
+    assert r.returncode == 0, r.stderr
+    assert "1 measured now" in r.stderr
+    tasks = sorted(v["task"] for v in json.loads(cache.read_text()).values())
+    assert tasks == ["gelu.py", "relu.py", "swiglu.py"]
+    r = subprocess.run([CLI, "bench", "--suite", str(suite), "--torch-only", "--device", "cpu"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2 and "needs --torch-cache" in r.stderr
