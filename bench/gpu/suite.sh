@@ -30,24 +30,23 @@
 #            whose file is unchanged skips its ~22 s of torch baselines; the
 #            updated cache comes back as $OUT/torch-cache.json
 #
-# Cost of one task, from the code (one fresh Python process per harness call;
-# GPU-machine figures from bench/RESULTS.md: a candidate ~15 s, AOT compiles
-# ~10 s):
-#   torch baselines  1 `time --torch-only --torch-compile`: start + inputs
-#                    ~5 s, eager ~1 s, torch.compile's first call (Dynamo +
-#                    Inductor in one compile thread) ~5-10 s: ~12 s
-#   loop start       the task's own check ~7 s, its baseline `time` ~7 s
-#   each round       diagnosis: level 0 < 1 s; level 1 adds ceilings (cached),
-#                    a `time` and an AOT capture ~15 s; levels 2-3 only when
-#                    the ones below do not decide, ~10 s each
-#   each candidate   1 `check` (every check shape x 3 seeds) + 1 `time` ~14 s
-# Defaults (level 0, 1 round, 1 candidate): ~12 + 14 + 1 + 14 = ~41 s a task:
-# 13-15 tasks in 540 s, the 45 tasks in 3 calls (PART=1/3, 2/3, 3/3) when the
-# estimate holds; the tasks a call did not reach get a "not run" row and the
-# call prints the TASKS=... line that runs them in a fourth. Each more
-# candidate costs ~14 s a task and a level-1 round ~15 s: CANDS=2 or LEVEL=1
-# fits ~10 tasks a call (PART=K/5). BUDGET only guards the start of a round
-# (the task's check and baseline come first): ROUNDS is the bound that counts.
+# Cost of one task, measured on the H200 (bench/RESULTS.md, third session):
+#   torch baselines  from the cache when the task file is unchanged (0 s);
+#                    else in the slice's one-interpreter fill (bench
+#                    --torch-only: one import for all; ~22 s a task when
+#                    measured on its own)
+#   loop start       the task's own `trial` (check + timing, one interpreter)
+#                    ~11-13 s
+#   each round       diagnosis: level 0 < 1 s; level 1 an AOT capture (the
+#                    ceilings and the best's timing come from the loop)
+#                    ~5-8 s; levels 2-3 only when the ones below do not
+#                    decide, ~10 s each
+#   each candidate   1 `trial`: ~10-12 s of check (interpreter start, every
+#                    check shape x 3 seeds, the bench shape) + ~2 s of timing
+# Measured before the level-1 reuse: LEVEL=1, CANDS=2, 1 round: 40-63 s a
+# task; a task that starts at the roofline target stops after its trial
+# (~28 s). BUDGET only guards the start of a round (the task's check and
+# baseline come first): ROUNDS is the bound that counts.
 set -u
 set -f  # TASKS holds patterns: match them against task names, never against files here
 OUT=${OUT:-/tmp/tdx-out}
