@@ -226,12 +226,8 @@ int tdx_cmd_bench(int argc, char **argv)
         tdx_cli_error("no GPU here: bench times candidates on a GPU (or set TDX_TEST_TIMER)");
         return TDX_EXIT_FAILED;
     }
-    if (torch && torch_cache && access(torch_cache, F_OK) == 0) {
-        json_error_t jerr;
-        json_t *tc = json_load_file(torch_cache, 0, &jerr);
-        int usable = json_is_object(tc);
-        json_decref(tc);
-        if (!usable) {
+    if (torch && torch_cache) {
+        if (!tdx_bench_torch_cache_usable(torch_cache)) {
             tdx_cli_error("%s: not a torch cache (a JSON object of measured torch columns)", torch_cache);
             return TDX_EXIT_INPUT;
         }

@@ -276,6 +276,13 @@ static tdx_status cache_save(json_t *cache, const char *cache_path)
     return TDX_OK;
 }
 
+int tdx_bench_torch_cache_usable(const char *cache_path)
+{
+    json_t *cache = cache_load(cache_path);
+    json_decref(cache);
+    return cache != NULL;
+}
+
 tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s,
                                   const char *cache_path)
 {

@@ -96,6 +96,9 @@ tdx_status tdx_bench_torch(tdx_bench_row *w, const char *task_path, const char *
 tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const char *device, double timeout_s,
                                   const char *cache_path);
 
+/* Whether cache_path is missing (a new cache) or a JSON object. */
+int tdx_bench_torch_cache_usable(const char *cache_path);
+
 /* Measure the torch columns of every task the cache lacks in one harness
  * call (the `baselines` verb: one interpreter for all, timeout_s each) and
  * add them; *measured gets how many were added (a task whose timing failed

@@ -114,6 +114,14 @@ tdx_loop_exec tdx_loop_hx_exec(tdx_loop_hx *hx)
     return e;
 }
 
+/* The check's failure as a verdict: the harness's reason without its prefix. */
+static void verdict_reason(const tdx_hx_reply *r, tdx_loop_check *res)
+{
+    const char *prefix = "harness reported error: ";
+    const char *why = strncmp(r->reason, prefix, strlen(prefix)) == 0 ? r->reason + strlen(prefix) : r->reason;
+    snprintf(res->reason, sizeof res->reason, "%s", why);
+}
+
 tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candidate_path,
                              tdx_loop_check *res)
 {
@@ -138,10 +146,7 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
         res->ok = 1;
     } else {
         /* a wrong candidate is a verdict, not a failure of the loop */
-        snprintf(res->reason, sizeof res->reason, "%s", r.reason);
-        const char *prefix = "harness reported error: ";
-        if (strncmp(res->reason, prefix, strlen(prefix)) == 0)
-            memmove(res->reason, res->reason + strlen(prefix), strlen(res->reason + strlen(prefix)) + 1);
+        verdict_reason(&r, res);
         st = TDX_OK;
     }
     if (strcmp(x->device ? x->device : "cuda", "cuda") == 0)
@@ -331,11 +336,7 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     double harness_time_s = st ? -1 : num(r.json, "time_s");
     if (st) {
         /* a wrong candidate is a verdict, not a failure of the loop */
-        snprintf(res->check.reason, sizeof res->check.reason, "%s", r.reason);
-        const char *prefix = "harness reported error: ";
-        if (strncmp(res->check.reason, prefix, strlen(prefix)) == 0)
-            memmove(res->check.reason, res->check.reason + strlen(prefix),
-                    strlen(res->check.reason + strlen(prefix)) + 1);
+        verdict_reason(&r, &res->check);
     } else {
         res->check.ok = 1;
         res->timed = 1;
