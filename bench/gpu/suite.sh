@@ -25,6 +25,11 @@
 #   STEP_LIMIT  limit of one check or one timing of a candidate (120)
 #   DEVICE   cuda (default) or cpu (with TDX_TEST_TIMER: a dry run)
 #   SUITE, TDX   the task folder and the binary
+#   JOBS     tasks run at once (default 1). With more than one, the harness
+#            processes share the GPU through a lock (TRITONDX_GPU_LOCK,
+#            python/tritondx_harness/gpulock.py): checks and compiles of
+#            different tasks overlap, and every timed measurement runs alone
+#            on the GPU. The torch fill is split JOBS ways too.
 #   TORCH_CACHE  the torch columns measured before (bench --torch-cache; default
 #            bench/results/torch-h200.json, "" to measure every task): a task
 #            whose file is unchanged skips its ~22 s of torch baselines; the
@@ -63,6 +68,13 @@ TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}
 DEVICE=${DEVICE:-cuda}
 STEP_LIMIT=${STEP_LIMIT:-120}
 TORCH_CACHE=${TORCH_CACHE-bench/results/torch-h200.json}
+JOBS=${JOBS:-1}
+if [ "$JOBS" -gt 1 ]; then
+  # outside $OUT: only the results come back from there
+  export TRITONDX_GPU_LOCK=${TRITONDX_GPU_LOCK:-/tmp/tdx-gpu.lock}
+  : > "$TRITONDX_GPU_LOCK"
+  : > "$TRITONDX_GPU_LOCK.turn"
+fi
 TC=()
 if [ -n "$TORCH_CACHE" ]; then
   [ -f "$TORCH_CACHE" ] || echo "{}" > "$TORCH_CACHE"
@@ -111,7 +123,7 @@ if [ ! -x "$TDX" ]; then
 fi
 { echo "date: $(date -u)"; echo "settings: BUDGET=$BUDGET ROUNDS=$ROUNDS CANDS=$CANDS LEVEL=$LEVEL \
 TOTAL=$TOTAL TASK_LIMIT=$TASK_LIMIT TORCH_LIMIT=$TORCH_LIMIT STEP_LIMIT=$STEP_LIMIT DEVICE=$DEVICE \
-TASKS=$TASKS RANGE=$RANGE PART=$PART"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
+TASKS=$TASKS RANGE=$RANGE PART=$PART JOBS=$JOBS"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
   > "$OUT/suite/settings.txt"
 
 # the device's ceilings, measured once (cached by the harness) and read by every task
@@ -124,16 +136,25 @@ if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
 fi
 
 # the torch columns the cache lacks, for the whole slice in one interpreter
-# (one torch/Dynamo/Inductor import instead of one per task)
+# (one torch/Dynamo/Inductor import instead of one per task); with JOBS > 1
+# the slice is dealt out to JOBS interpreters at once (the timed runs take
+# turns on the GPU, the compiles overlap; the cache file takes every one's
+# entries)
 if [ -n "$TORCH_CACHE" ] && [ ${#names[@]} -gt 0 ]; then
-  pats=()
-  for n in "${names[@]}"; do pats+=(--tasks "$n.py"); done
-  limit=$((TORCH_LIMIT * ${#names[@]}))
+  nfill=$JOBS
+  [ "$nfill" -gt ${#names[@]} ] && nfill=${#names[@]}
+  limit=$((TORCH_LIMIT * ((${#names[@]} + nfill - 1) / nfill)))
   [ $limit -gt $((TOTAL / 2)) ] && limit=$((TOTAL / 2))
-  log "torch baselines the cache lacks (limit $limit s)"
+  log "torch baselines the cache lacks ($nfill at once, limit $limit s)"
   s=$(date +%s)
-  timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" "${pats[@]}" --torch-only --torch-cache "$TORCH_CACHE"     --device "$DEVICE" --torch-timeout "$TORCH_LIMIT" > "$OUT/suite/torch.out" 2> "$OUT/suite/torch.err"
-  log "torch baselines: rc=$?, $(($(date +%s) - s)) s: $(grep 'measured now' "$OUT/suite/torch.err")"
+  for ((j = 0; j < nfill; j++)); do
+    pats=()
+    for ((i = j; i < ${#names[@]}; i += nfill)); do pats+=(--tasks "${names[$i]}.py"); done
+    timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" "${pats[@]}" --torch-only --torch-cache "$TORCH_CACHE" \
+      --device "$DEVICE" --torch-timeout "$TORCH_LIMIT" > "$OUT/suite/torch-$j.out" 2> "$OUT/suite/torch-$j.err" &
+  done
+  wait
+  log "torch baselines: $(($(date +%s) - s)) s: $(cat "$OUT"/suite/torch-*.err | grep -o '[0-9]* measured now' | tr '\n' ' ')"
 fi
 
 # end what is left of a task's session (by its session id)
@@ -152,16 +173,9 @@ row() { # name status seconds
     "$1" "$2" "$3" > "$OUT/suite/$1/results.json"
 }
 
-for n in ${names[@]+"${names[@]}"}; do
-  mkdir -p "$OUT/suite/$n"
-  left=$((TOTAL - ($(date +%s) - t0)))
-  if [ "$left" -lt "$MIN_TASK" ]; then
-    log "$n: not started ($left s left, a task needs about $MIN_TASK s)"
-    row "$n" "not run: out of time in this call" 0
-    continue
-  fi
-  limit=$((left < TASK_LIMIT ? left : TASK_LIMIT))
-  log "bench $n (limit $limit s, $left s left)"
+# one task, start to end: its bench process, what it left behind, its row
+run_task() { # name limit
+  local n=$1 limit=$2 s rc secs sid
   s=$(date +%s)
   # a session of its own: bench's harness children run in process groups of
   # their own, out of timeout's reach, so what is left of the session when
@@ -184,7 +198,23 @@ for n in ${names[@]+"${names[@]}"}; do
     fi
   fi
   log "$n: rc=$rc, $secs s"
+}
+
+for n in ${names[@]+"${names[@]}"}; do
+  mkdir -p "$OUT/suite/$n"
+  # at most JOBS tasks at once
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  left=$((TOTAL - ($(date +%s) - t0)))
+  if [ "$left" -lt "$MIN_TASK" ]; then
+    log "$n: not started ($left s left, a task needs about $MIN_TASK s)"
+    row "$n" "not run: out of time in this call" 0
+    continue
+  fi
+  limit=$((left < TASK_LIMIT ? left : TASK_LIMIT))
+  log "bench $n (limit $limit s, $left s left)"
+  run_task "$n" "$limit" &
 done
+wait
 
 files=()
 for n in ${names[@]+"${names[@]}"}; do files+=("$OUT/suite/$n/results.json"); done

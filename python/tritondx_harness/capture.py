@@ -13,7 +13,7 @@ counterfactual changes asked for on the command line.
 """
 import os
 
-from . import protocol
+from . import gpulock, protocol
 from .common import bench_shape, parse_dtype, shape_label
 from .compile import Override, compile_spec, kernel_specs_from_jit, mark_autotune_choice, target_for
 from .intercept import record_launches
@@ -112,7 +112,8 @@ def run(args):
         if args.mode == "aot":
             specs = _aot_specs(task, inputs, target, args.config)
         else:
-            specs = _jit_specs(task, inputs)
+            with gpulock.shared():
+                specs = _jit_specs(task, inputs)
             mark_autotune_choice(specs, task.kernels)
     if args.kernel:
         specs = [s for s in specs if s.name == args.kernel]

@@ -7,7 +7,7 @@ import os
 import re
 import time
 
-from . import protocol
+from . import gpulock, protocol
 from .gpu import device_info, require_cuda, time_interleaved
 from .stats import summarize
 
@@ -67,7 +67,13 @@ def run(args):
 
 
 def measure(copy_bytes, n):
-    """Run the three measurements; each reports its median and IQR."""
+    """Run the three measurements; each reports its median and IQR. Nothing
+    else runs on the GPU meanwhile (gpulock), the launch rate included."""
+    with gpulock.exclusive():
+        return _measure(copy_bytes, n)
+
+
+def _measure(copy_bytes, n):
     torch = require_cuda()
     out = {}
     src = torch.empty(copy_bytes, dtype=torch.uint8, device="cuda")

@@ -17,7 +17,7 @@ import os
 import re
 import time
 
-from . import protocol
+from . import gpulock, protocol
 from .common import as_outputs, clone_values, parse_dtype, parse_shape, shape_label
 from .protocol import INCORRECT, NO_GPU, TASK_ERROR, TASK_INVALID, HarnessError, describe_exception, where
 from .intercept import one_config
@@ -353,10 +353,11 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
     plan = [(shape, seed) for shape in shape_list for seed in seeds]
     if bench_shape:
         plan.append((task.shapes["bench"], seeds[0]))
-    if candidate:
-        cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s)
-    else:
-        cases = _check_in_process(task, plan, device, dtype, tf32)
+    with gpulock.shared() if device == "cuda" else contextlib.nullcontext():
+        if candidate:
+            cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s)
+        else:
+            cases = _check_in_process(task, plan, device, dtype, tf32)
     first_fail = next((c for c in cases if not c["ok"]), None)
     common = {"task": os.path.abspath(task_path), "candidate": os.path.abspath(candidate) if candidate else None,
               "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases}

@@ -5,6 +5,7 @@ taken once by pin_timers(), before any task or candidate code is imported,
 and used from there: code that later replaces torch.cuda.Event (or its
 methods) does not change what the harness measures with.
 """
+from . import gpulock
 from .protocol import NO_GPU, HarnessError
 
 _TIMERS = {}
@@ -51,7 +52,12 @@ def time_interleaved(fns, reps, warmup=3, arg_sets=None):
     run (the order rotates each round), so that drift in clocks or heat hits
     all of them alike. fns: {name: fn(*args)}; arg_sets: a list of argument
     tuples rotated among (run i uses arg_sets[i % len]). Returns {name: [ms]}."""
-    torch = require_cuda()
+    with gpulock.exclusive():
+        return _time_interleaved(fns, reps, warmup, arg_sets)
+
+
+def _time_interleaved(fns, reps, warmup, arg_sets):
+    require_cuda()
     arg_sets = arg_sets or [()]
     names = list(fns)
     record, elapsed, sync = _timer("record"), _timer("elapsed"), _timer("sync")
@@ -77,6 +83,11 @@ def time_interleaved(fns, reps, warmup=3, arg_sets=None):
 def estimate_ms(fn, args, runs=3):
     """A rough time of one run (after one warm-up), to size the repetitions."""
     require_cuda()
+    with gpulock.exclusive():
+        return _estimate_ms(fn, args, runs)
+
+
+def _estimate_ms(fn, args, runs):
     record, elapsed, sync = _timer("record"), _timer("elapsed"), _timer("sync")
     fn(*args)
     sync()

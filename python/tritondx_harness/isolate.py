@@ -50,7 +50,7 @@ import sys
 import time
 import traceback
 
-from . import protocol
+from . import gpulock, protocol
 from .common import as_outputs, clone_values, same_signature, signature_text
 from .protocol import describe_exception, where
 
@@ -87,6 +87,8 @@ WATCHED = (
     ("tritondx_harness.check.compare", lambda m: m["check"].compare),
     ("tritondx_harness.check.poisoned_allocations", lambda m: m["check"].poisoned_allocations),
     ("tritondx_harness.gpu.time_interleaved", lambda m: m["gpu"].time_interleaved),
+    ("tritondx_harness.gpu._time_interleaved", lambda m: m["gpu"]._time_interleaved),
+    ("tritondx_harness.gpulock.exclusive", lambda m: m["gpulock"].exclusive),
     ("tritondx_harness.isolate.run_cases", lambda m: m["isolate"].run_cases),
 )
 
@@ -97,7 +99,7 @@ def _watched_modules():
     import triton.testing
     from . import check, gpu
     return {"torch": torch, "time": time, "testing": triton.testing, "check": check, "gpu": gpu,
-            "isolate": sys.modules[__name__]}
+            "gpulock": gpulock, "isolate": sys.modules[__name__]}
 
 
 def snapshot():
@@ -385,6 +387,7 @@ def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
     """The forked child's whole life; never returns."""
     code = 0
     try:
+        gpulock.forget()  # the judge's lock is the judge's
         os.dup2(noise_w, 1)
         os.dup2(noise_w, 2)
         reply = protocol.reply_fd()

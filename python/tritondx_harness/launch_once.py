@@ -1,6 +1,6 @@
 """`launch` (internal, GPU): run the task's launch once on the bench shape
 and synchronize. ncu runs this verb as its profiled child."""
-from . import protocol
+from . import gpulock, protocol
 from .common import bench_shape, parse_dtype, shape_label
 from .gpu import require_cuda
 from .protocol import TASK_ERROR, HarnessError, describe_exception
@@ -22,10 +22,14 @@ def run(args):
         task = load_task(args.task)
     shape = bench_shape(task, args.shape)
     try:
-        inputs = task.inputs(shape, "cuda", 0, parse_dtype(args.dtype))
-        for _ in range(max(1, args.runs)):
-            task.launch(*inputs)
-        torch.cuda.synchronize()
+        # ncu profiles these launches: nothing else runs on the GPU meanwhile
+        with gpulock.exclusive():
+            inputs = task.inputs(shape, "cuda", 0, parse_dtype(args.dtype))
+            for _ in range(max(1, args.runs)):
+                task.launch(*inputs)
+            torch.cuda.synchronize()
+    except HarnessError:
+        raise
     except Exception as e:  # noqa: BLE001
         raise HarnessError(TASK_ERROR, f"launch raised {describe_exception(e)}") from None
     return protocol.result("launch", task=task.path, shape=shape_label(shape), runs=max(1, args.runs))

@@ -15,7 +15,7 @@ import contextlib
 import os
 import time as _clock
 
-from . import protocol
+from . import gpulock, protocol
 from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
                      tensor_bytes)
 from .gpu import device_info, estimate_ms, pin_timers, require_cuda, time_interleaved
@@ -88,6 +88,14 @@ def run(args):
         return run_torch_only(args)
     if args.device != "cuda":
         raise HarnessError(USAGE, "timing launch needs --device cuda (--device cpu only with --torch-only)")
+    require_cuda()
+    # kernels run (and compile) under the shared GPU lock, the timed
+    # repetitions under the exclusive one (gpu.py)
+    with gpulock.shared():
+        return _run(args)
+
+
+def _run(args):
     torch = require_cuda()
     # before any task or candidate code runs: the timers used are these, and
     # a candidate that replaces them (or the harness's functions) is refused
@@ -121,9 +129,13 @@ def run(args):
     if cand is not None:
         fns["candidate"] = cand.launch
     try:
-        est = max(estimate_ms(f, inputs) for f in fns.values())
-        reps = args.reps or repetitions(est, args.budget_ms)
-        times = time_interleaved(fns, reps, args.warmup, arg_sets)
+        # one exclusive hold for the estimate and the timed runs
+        with gpulock.exclusive():
+            est = max(estimate_ms(f, inputs) for f in fns.values())
+            reps = args.reps or repetitions(est, args.budget_ms)
+            times = time_interleaved(fns, reps, args.warmup, arg_sets)
+    except HarnessError:
+        raise
     except Exception as e:  # noqa: BLE001
         raise HarnessError(TASK_ERROR, f"timing launch raised {describe_exception(e)}") from None
     swapped = replaced(before)
@@ -185,7 +197,14 @@ def run_torch_only(args):
         raise HarnessError(USAGE, "--torch-only times the task's torch baseline; it takes no --candidate")
     if args.device == "cuda":
         require_cuda()
-    else:
+        with gpulock.shared():
+            return _run_torch_only(args)
+    return _run_torch_only(args)
+
+
+def _run_torch_only(args):
+    import torch
+    if args.device != "cuda":
         # one thread: on a shared machine a thread pool's wake-ups cost more
         # than small ops (12 ms against 10 µs for a relu of 64 Ki floats)
         torch.set_num_threads(1)
@@ -297,9 +316,10 @@ def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
             return fn(*a)
     try:
         if device == "cuda":
-            est = estimate_ms(call, arg_sets[0])
-            reps = args.reps or repetitions(est, args.budget_ms)
-            s = summarize(time_interleaved({"f": call}, reps, args.warmup, arg_sets)["f"])
+            with gpulock.exclusive():
+                est = estimate_ms(call, arg_sets[0])
+                reps = args.reps or repetitions(est, args.budget_ms)
+                s = summarize(time_interleaved({"f": call}, reps, args.warmup, arg_sets)["f"])
         else:
             s = summarize(_cpu_times(call, arg_sets, args))
     except Exception as e:  # noqa: BLE001

@@ -7,10 +7,13 @@
 #include "journal/journal.h"
 #include "loop/loop.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 static char *dupstr(const char *s) { return strdup(s ? s : ""); }
@@ -266,14 +269,35 @@ static int cache_put(json_t *cache, const char *key, const char *task_path, cons
     return ne && json_object_set_new(cache, key, ne) == 0;
 }
 
-/* Write the cache whole and rename it into place: a run that dies leaves the old file. */
-static tdx_status cache_save(json_t *cache, const char *cache_path)
+/* Add the new entries to the cache file as it is now and rename the whole
+ * into place, under an flock of CACHE.lock: processes that measure at the
+ * same time (the bench's parallel tasks) keep each other's entries, and a
+ * run that dies leaves the old file. */
+static tdx_status cache_save(json_t *entries, const char *cache_path)
 {
-    char tmp[4096];
+    char tmp[4096], lock[4096];
     snprintf(tmp, sizeof tmp, "%.4000s.tmp", cache_path);
-    if (json_dump_file(cache, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, cache_path) != 0)
+    snprintf(lock, sizeof lock, "%.4000s.lock", cache_path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
         return TDX_ERR_IO;
-    return TDX_OK;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return TDX_ERR_IO;
+        }
+    tdx_status st = TDX_OK;
+    json_t *now = cache_load(cache_path);
+    if (!now)
+        st = TDX_ERR_PARSE;
+    else if (json_object_update(now, entries) != 0)
+        st = TDX_ERR_NOMEM;
+    else if (json_dump_file(now, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || rename(tmp, cache_path) != 0)
+        st = TDX_ERR_IO;
+    json_decref(now);
+    flock(fd, LOCK_UN);
+    close(fd);
+    return st;
 }
 
 int tdx_bench_torch_cache_usable(const char *cache_path)
@@ -303,10 +327,14 @@ tdx_status tdx_bench_torch_cached(tdx_bench_row *w, const char *task_path, const
         json_decref(cache);
         return TDX_OK;
     }
-    tdx_status st = tdx_bench_torch(w, task_path, device, timeout_s);
-    if (!st && cache_put(cache, key, task_path, w))
-        st = cache_save(cache, cache_path);
     json_decref(cache);
+    tdx_status st = tdx_bench_torch(w, task_path, device, timeout_s);
+    json_t *entries = json_object();
+    if (!entries)
+        return st ? st : TDX_ERR_NOMEM;
+    if (!st && cache_put(entries, key, task_path, w))
+        st = cache_save(entries, cache_path);
+    json_decref(entries);
     return st;
 }
 
@@ -323,8 +351,9 @@ tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const c
     const char **args = calloc(2 * n + 5, sizeof *args);
     char (*keys)[64] = calloc(n ? n : 1, sizeof *keys);
     size_t *which = calloc(n ? n : 1, sizeof *which);
+    json_t *entries = json_object();
     size_t na = 0, nm = 0;
-    tdx_status st = args && keys && which ? TDX_OK : TDX_ERR_NOMEM;
+    tdx_status st = args && keys && which && entries ? TDX_OK : TDX_ERR_NOMEM;
     for (size_t i = 0; !st && i < n; i++) {
         if (cache_key(task_paths[i], device, keys[nm], sizeof keys[nm]) || json_object_get(cache, keys[nm]))
             continue;
@@ -352,7 +381,7 @@ tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const c
             w.torch_note = dupstr("");
             if (json_is_true(json_object_get(one, "ok"))) {
                 tdx_bench_torch_from_json(&w, one);
-                int put = cache_put(cache, keys[j], task_paths[which[j]], &w);
+                int put = cache_put(entries, keys[j], task_paths[which[j]], &w);
                 *measured += (size_t)put;
                 if (fresh && put)
                     fresh[which[j]] = 1;
@@ -362,7 +391,7 @@ tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const c
         }
         tdx_hx_reply_free(&r);
         if (*measured) {
-            tdx_status sst = cache_save(cache, cache_path);
+            tdx_status sst = cache_save(entries, cache_path);
             if (!st)
                 st = sst;
         }
@@ -370,6 +399,7 @@ tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const c
     free(args);
     free(keys);
     free(which);
+    json_decref(entries);
     json_decref(cache);
     return st;
 }

@@ -387,7 +387,8 @@ static const char *kernel_name(const tdx_src_node *def)
 
 /* ---- (a) the whole row in one block ------------------------------------- */
 
-static tdx_status one_block(fam_task *t, const passes *p, tdx_rw_emit_fn emit, void *ud)
+/* Variant w of the one-block rewrite (0: up to 16 warps, 1: up to 32). */
+static tdx_status one_block(fam_task *t, const passes *p, size_t w, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_src_node *start, *stop, *step;
     if (!loop_range(p->loop[0], &start, &stop, &step) || !is_name(stop, NULL) || !is_name(step, NULL))
@@ -407,8 +408,9 @@ static tdx_status one_block(fam_task *t, const passes *p, tdx_rw_emit_fn emit, v
     static const struct {
         int per_warp, cap;
     } warps[] = {{512, 16}, {1024, 32}};
-    tdx_status st = TDX_OK;
-    for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
+    if (w >= sizeof warps / sizeof warps[0])
+        return TDX_OK;
+    {
         fam_edits e = {0};
         if (!reuse_row(t, p, p->n, &e))
             return TDX_OK;
@@ -449,9 +451,8 @@ static tdx_status one_block(fam_task *t, const passes *p, tdx_rw_emit_fn emit, v
                  "%s: the row in one block (%s = next_power_of_2(%s), up to %d warps), loaded once "
                  "for %zu passes",
                  kernel_name(p->def), step->name, stop->name, warps[w].cap, p->n);
-        st = fam_emit(t, &loops, emit, ud, "single-pass-reduction", sum);
+        return fam_emit(t, &loops, emit, ud, "single-pass-reduction", sum);
     }
-    return st;
 }
 
 /* ---- (b) online statistics ---------------------------------------------- */
@@ -680,11 +681,17 @@ tdx_status fam_single_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         passes p;
         if (!find_passes(t, t->kernels.items[k], &p))
             continue;
-        st = one_block(t, &p, emit, ud);
+        /* the two approaches first, then the second warp count of one
+         * block: a round of two candidates tries both approaches (one block
+         * won at 32 K elements a row and lost at 64 K, where the row no
+         * longer fits the registers and the online pass is the one to try) */
+        st = one_block(t, &p, 0, emit, ud);
         if (!st)
             st = online_softmax(t, &p, emit, ud);
         if (!st)
             st = online_moments(t, &p, emit, ud);
+        if (!st)
+            st = one_block(t, &p, 1, emit, ud);
     }
     return st;
 }

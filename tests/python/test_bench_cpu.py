@@ -176,3 +176,28 @@ def test_bench_torch_only_fills_the_cache_in_one_call(tmp_path):
     r = subprocess.run([CLI, "bench", "--suite", str(suite), "--torch-only", "--device", "cpu"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 2 and "needs --torch-cache" in r.stderr
+
+
+def test_fills_at_the_same_time_keep_each_others_entries(tmp_path):
+    """Parallel tasks share one cache: each save adds its entries to the file
+    as it is then (under CACHE.lock), so neither loses the other's."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    names = ("relu.py", "gelu.py", "swiglu.py", "silu_bf16.py")
+    for name in names:
+        shutil.copy(ROOT / "bench" / "tasks" / name, suite / name)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager",
+               CUDA_VISIBLE_DEVICES="")
+    env.pop("TDX_TEST_TIMER", None)
+    cache = tmp_path / "torch.json"
+    cache.write_text('{"old:cuda": {"task": "kept.py", "eager_ms": 1.0}}')
+    procs = [subprocess.Popen([CLI, "bench", "--suite", str(suite), "--torch-only", "--torch-cache", str(cache),
+                               "--device", "cpu", "--tasks", a, "--tasks", b],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+             for a, b in (names[:2], names[2:])]
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+        assert "2 measured now" in err
+    tasks = sorted(v["task"] for v in json.loads(cache.read_text()).values())
+    assert tasks == sorted(names + ("kept.py",))

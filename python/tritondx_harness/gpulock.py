@@ -1,0 +1,155 @@
+"""One GPU shared by harness processes that run at the same time (the bench's
+parallel tasks), without one process's kernels landing inside another's
+timed runs.
+
+With TRITONDX_GPU_LOCK=FILE in the environment, a process that runs kernels
+(a check, a first launch, a compile) holds FILE's flock shared, and a process
+that measures (the timed repetitions, the ceilings, a profiled launch) holds
+it exclusively: while anything is timed, nothing else runs on the GPU, and
+checks of different processes still overlap each other. Without the
+variable nothing is locked and every call here costs nothing.
+
+Writers go first: a second file, FILE.turn, is a turnstile that a reader
+passes on its way in and a writer holds while it waits, so a stream of
+checks cannot keep a timing waiting for ever. A process that holds the lock
+shared and wants it exclusively lets go of the shared lock first (two
+processes upgrading at once would otherwise wait for each other).
+
+No wait is unbounded: after TRITONDX_GPU_LOCK_WAIT seconds (default 900)
+the caller gets a HarnessError that says which lock it waited for.
+
+Ownership: the module owns the two file descriptors of its process; a
+forked child that must not hold the lock (a candidate) calls forget(),
+which closes its copies without releasing the parent's lock.
+"""
+import contextlib
+import fcntl
+import os
+import time
+
+from .protocol import TASK_ERROR, HarnessError
+
+ENV = "TRITONDX_GPU_LOCK"
+WAIT_ENV = "TRITONDX_GPU_LOCK_WAIT"
+
+_fds = {"main": None, "turn": None}
+_mode = [None]  # None, "shared" or "exclusive"
+
+
+def enabled():
+    """The lock file, or None when locking is off."""
+    return os.environ.get(ENV) or None
+
+
+def _wait_s():
+    try:
+        return max(0.0, float(os.environ.get(WAIT_ENV, "900")))
+    except ValueError:
+        return 900.0
+
+
+def _open(path):
+    # read-only is enough for flock, and works inside the write confinement
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o666)
+
+
+def _fd(which):
+    if _fds[which] is None:
+        path = enabled()
+        if which == "turn":
+            path += ".turn"
+        try:
+            _fds[which] = _open(path)
+        except OSError as e:
+            raise HarnessError(TASK_ERROR, f"cannot open the GPU lock {path}: {e.strerror}",
+                               reason="gpu_lock") from None
+    return _fds[which]
+
+
+def _flock(which, op, what):
+    """flock with a deadline (polled: flock itself has no timeout)."""
+    fd = _fd(which)
+    wait = _wait_s()
+    deadline = time.monotonic() + wait
+    delay = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, op | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        if time.monotonic() >= deadline:
+            raise HarnessError(TASK_ERROR, f"the GPU lock {enabled()} was not free within {wait:g} s "
+                               f"(waiting to {what})", reason="gpu_lock")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.02)
+
+
+def _take(mode):
+    what = "time" if mode == "exclusive" else "run kernels"
+    _flock("turn", fcntl.LOCK_EX, what)
+    try:
+        _flock("main", fcntl.LOCK_EX if mode == "exclusive" else fcntl.LOCK_SH, what)
+    finally:
+        fcntl.flock(_fds["turn"], fcntl.LOCK_UN)
+    _mode[0] = mode
+
+
+def _drop():
+    fcntl.flock(_fds["main"], fcntl.LOCK_UN)
+    _mode[0] = None
+
+
+@contextlib.contextmanager
+def shared():
+    """Hold the lock at least shared for the block (no-op when off or held)."""
+    if not enabled() or _mode[0] is not None:
+        yield
+        return
+    _take("shared")
+    try:
+        yield
+    finally:
+        _drop()
+
+
+@contextlib.contextmanager
+def exclusive():
+    """Hold the lock exclusively for the block; a shared hold around it is
+    given up first and taken again after."""
+    if not enabled() or _mode[0] == "exclusive":
+        yield
+        return
+    before = _mode[0]
+    if before is not None:
+        _drop()
+    _take("exclusive")
+    try:
+        yield
+    finally:
+        _drop()
+        if before is not None:
+            _take(before)
+
+
+def mode():
+    """None, "shared" or "exclusive": what this process holds now."""
+    return _mode[0]
+
+
+def forget():
+    """In a forked child: close the inherited descriptors without releasing
+    the parent's lock, and take the variable out of the environment, so that
+    the child's code neither holds nor finds the lock."""
+    for which in ("main", "turn"):
+        if _fds[which] is not None:
+            try:
+                os.close(_fds[which])
+            except OSError:
+                pass
+            _fds[which] = None
+    _mode[0] = None
+    os.environ.pop(ENV, None)

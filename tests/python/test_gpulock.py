@@ -1,0 +1,175 @@
+"""gpulock: processes that share one GPU -- shared for running kernels,
+exclusive for timing, writers first, no unbounded wait, nothing held by a
+forked candidate. Each holder is a real process (flock is per open file)."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import PYDIR
+from tritondx_harness import gpulock
+from tritondx_harness.protocol import HarnessError
+
+HOLD = """
+import os, sys, time
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import gpulock
+mode, secs, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+t0 = time.monotonic()
+try:
+    with (gpulock.exclusive() if mode == "exclusive" else gpulock.shared()):
+        got = time.monotonic() - t0
+        open(ready, "w").write("%.3f" % got)
+        time.sleep(secs)
+except Exception as e:
+    open(ready, "w").write("error " + str(e))
+"""
+
+UPGRADE = """
+import sys, time
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import gpulock
+ready = sys.argv[3]
+try:
+    with gpulock.shared():
+        time.sleep(0.5)
+        with gpulock.exclusive():
+            assert gpulock.mode() == "exclusive"
+            time.sleep(0.5)
+        assert gpulock.mode() == "shared"
+    open(ready, "w").write("ok")
+except Exception as e:
+    open(ready, "w").write("error " + repr(e))
+"""
+
+
+@pytest.fixture
+def lock(tmp_path, monkeypatch):
+    path = str(tmp_path / "gpu.lock")
+    monkeypatch.setenv(gpulock.ENV, path)
+    yield path
+    gpulock.forget()
+
+
+def _holder(tmp_path, name, mode, secs, wait=None):
+    """Start a process that takes the lock in `mode` and keeps it `secs` s;
+    returns (process, file it writes once it holds the lock)."""
+    ready = str(tmp_path / f"{name}.ready")
+    env = dict(os.environ)
+    if wait is not None:
+        env[gpulock.WAIT_ENV] = str(wait)
+    p = subprocess.Popen([sys.executable, "-c", HOLD.format(pydir=PYDIR), mode, str(secs), ready], env=env)
+    return p, ready
+
+
+def _wait_file(path, timeout=30.0):
+    t0 = time.monotonic()
+    while not os.path.exists(path) or not open(path).read():
+        assert time.monotonic() - t0 < timeout, f"{path} never written"
+        time.sleep(0.01)
+    return open(path).read()
+
+
+def test_off_without_the_variable(monkeypatch):
+    monkeypatch.delenv(gpulock.ENV, raising=False)
+    with gpulock.exclusive():
+        assert gpulock.mode() is None
+    with gpulock.shared():
+        assert gpulock.mode() is None
+
+
+def test_shared_holders_overlap(lock, tmp_path):
+    p, ready = _holder(tmp_path, "a", "shared", 2.0)
+    _wait_file(ready)
+    t0 = time.monotonic()
+    with gpulock.shared():
+        assert gpulock.mode() == "shared"
+        assert time.monotonic() - t0 < 1.0
+    assert gpulock.mode() is None
+    p.wait(timeout=30)
+
+
+def test_exclusive_waits_for_a_shared_holder(lock, tmp_path):
+    p, ready = _holder(tmp_path, "a", "shared", 1.0)
+    _wait_file(ready)
+    t0 = time.monotonic()
+    with gpulock.exclusive():
+        waited = time.monotonic() - t0
+        assert gpulock.mode() == "exclusive"
+    assert waited > 0.5, waited
+    p.wait(timeout=30)
+
+
+def test_no_wait_is_unbounded(lock, tmp_path, monkeypatch):
+    p, ready = _holder(tmp_path, "a", "exclusive", 5.0)
+    _wait_file(ready)
+    monkeypatch.setenv(gpulock.WAIT_ENV, "0.3")
+    t0 = time.monotonic()
+    with pytest.raises(HarnessError) as e:
+        with gpulock.shared():
+            pass
+    assert time.monotonic() - t0 < 3.0
+    assert e.value.extra.get("reason") == "gpu_lock"
+    assert "was not free within 0.3 s" in str(e.value) and lock in str(e.value)
+    p.kill()
+    p.wait()
+
+
+def test_a_waiting_writer_goes_before_new_readers(lock, tmp_path):
+    """reader A holds; writer W waits; reader B, arriving after W, must not
+    get in before W (else a stream of checks could starve a timing)."""
+    a, a_ready = _holder(tmp_path, "a", "shared", 1.5)
+    _wait_file(a_ready)
+    w, w_ready = _holder(tmp_path, "w", "exclusive", 1.0)
+    time.sleep(0.3)  # W is now waiting at the turnstile's far side
+    b, b_ready = _holder(tmp_path, "b", "shared", 0.0)
+    _wait_file(w_ready)
+    _wait_file(b_ready)
+    # B got the lock only after W had it: W's file was written first and B
+    # waited through W's hold
+    assert os.path.getmtime(b_ready) >= os.path.getmtime(w_ready)
+    assert float(open(b_ready).read()) > 1.5
+    for p in (a, w, b):
+        assert p.wait(timeout=30) == 0
+
+
+def test_two_shared_holders_upgrade_without_deadlock(lock, tmp_path):
+    """Each holds shared and asks for exclusive: the shared hold is let go
+    first, so both get it in turn."""
+    code = UPGRADE.format(pydir=PYDIR)
+    procs = []
+    for name in ("a", "b"):
+        ready = str(tmp_path / f"{name}.ready")
+        procs.append((subprocess.Popen([sys.executable, "-c", code, "x", "0.5", ready]), ready))
+    for p, ready in procs:
+        assert p.wait(timeout=30) == 0
+        assert not _wait_file(ready).startswith("error"), open(ready).read()
+
+
+def test_a_forked_child_that_forgets_leaves_the_parent_holding(lock, tmp_path, monkeypatch):
+    with gpulock.shared():
+        pid = os.fork()
+        if pid == 0:
+            gpulock.forget()
+            os._exit(0 if gpulock.ENV not in os.environ and gpulock.mode() is None else 1)
+        _, st = os.waitpid(pid, 0)
+        assert os.WEXITSTATUS(st) == 0
+        # the parent's shared hold is still in force: a writer cannot get in
+        p, ready = _holder(tmp_path, "w", "exclusive", 0.0, wait=0.5)
+        assert p.wait(timeout=30) == 0
+        assert _wait_file(ready).startswith("error"), open(ready).read()
+    p, ready = _holder(tmp_path, "w2", "exclusive", 0.0, wait=5)
+    assert p.wait(timeout=30) == 0
+    assert not _wait_file(ready).startswith("error")
+
+
+def test_exclusive_inside_shared_returns_to_shared(lock):
+    with gpulock.shared():
+        with gpulock.exclusive():
+            assert gpulock.mode() == "exclusive"
+            with gpulock.exclusive():
+                assert gpulock.mode() == "exclusive"
+        assert gpulock.mode() == "shared"
+    assert gpulock.mode() is None
