@@ -154,7 +154,9 @@ if [ -n "$TORCH_CACHE" ] && [ ${#names[@]} -gt 0 ]; then
       --device "$DEVICE" --torch-timeout "$TORCH_LIMIT" > "$OUT/suite/torch-$j.out" 2> "$OUT/suite/torch-$j.err" &
   done
   wait
-  log "torch baselines: $(($(date +%s) - s)) s: $(cat "$OUT"/suite/torch-*.err | grep -o '[0-9]* measured now' | tr '\n' ' ')"
+  got=""
+  for ((j = 0; j < nfill; j++)); do got="$got $(grep -o '[0-9]* measured now' "$OUT/suite/torch-$j.err")"; done
+  log "torch baselines: $(($(date +%s) - s)) s:$got"
 fi
 
 # end what is left of a task's session (by its session id)
