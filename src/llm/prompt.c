@@ -22,6 +22,8 @@ static const struct {
     {"pipelining", "pipeline the main loop (num_stages >= 3, loads issued ahead of use)"},
     {"grouped-order", "reorder program ids in groups so neighbouring programs share tiles in L2"},
     {"split-k", "split the reduction dimension over several programs and combine the partial sums"},
+    {"split-reduction", "split a loop that reduces loaded values over several programs per block and combine "
+                        "the partial results with atomics"},
     {"single-pass-reduction", "read the data once: fuse the passes over each row (online max and "
                               "sum) and keep the row in registers when it fits"},
     {"vectorize", "replace the scalar loop over elements with block-wide tl.arange operations"},

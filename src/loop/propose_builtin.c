@@ -1,5 +1,8 @@
 /* The built-in proposer: the rewrite families the findings point to, in the
- * order of the findings (the deciding one first), each citing them. */
+ * order of the findings (the deciding one first), each citing them. The
+ * candidates are dealt out in turns -- the first of every family, then the
+ * second of every family, ... -- so that a round of a few candidates tries
+ * the best guess of several families instead of the variants of one. */
 #include <stdio.h>
 #include <string.h>
 
@@ -53,7 +56,10 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
     want("retune", fams, &nf, 32);
     want("grouped-order", fams, &nf, 32);
     want("autotune", fams, &nf, 32);
-    for (int i = 0; i < nf; i++) {
+    tdx_loop_cands per[32];
+    memset(per, 0, sizeof per);
+    tdx_status st = TDX_OK;
+    for (int i = 0; i < nf && !st; i++) {
         if (!tdx_rw_family_find(fams[i])) {
             tdx_diags_add(diags, TDX_SEV_NOTE, ctx->task_path, 0, 0,
                           "no built-in rewrite for family %s: an LLM proposer can apply it", fams[i]);
@@ -65,10 +71,28 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
             if (f->family && strcmp(f->family, fams[i]) == 0)
                 cites[nc++] = f->id;
         }
-        emit_ud e = {out, cites, nc};
-        tdx_status st = tdx_rw_apply_family(fams[i], ctx->task_path, ctx->src, ctx->len, emit_cand, &e, diags);
-        if (st && st != TDX_ERR_PARSE)
-            return st;
+        emit_ud e = {&per[i], cites, nc};
+        st = tdx_rw_apply_family(fams[i], ctx->task_path, ctx->src, ctx->len, emit_cand, &e, diags);
+        if (st == TDX_ERR_PARSE)
+            st = TDX_OK;
     }
-    return TDX_OK;
+    for (size_t k = 0, any = 1; !st && any; k++) {
+        any = 0;
+        for (int i = 0; i < nf && !st; i++) {
+            if (k >= per[i].len)
+                continue;
+            any = 1;
+            tdx_loop_cand *c = &per[i].items[k];
+            st = tdx_loop_cands_push(out, c->source, c->len, c->family, c->origin, c->summary);
+            c->source = NULL; /* moved */
+            if (!st) {
+                tdx_loop_cand *d = &out->items[out->len - 1];
+                memcpy(d->cites, c->cites, sizeof d->cites);
+                d->ncites = c->ncites;
+            }
+        }
+    }
+    for (int i = 0; i < nf; i++)
+        tdx_loop_cands_free(&per[i]);
+    return st;
 }

@@ -55,6 +55,10 @@ tdx_status fam_single_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* A tl.dot K loop split over a third grid axis, partial sums added
  * atomically into an fp32 buffer. */
 tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* A loop that reduces loaded values into one accumulator (sum, maximum,
+ * minimum) split over a third grid axis, partial results combined with
+ * tl.atomic_add / atomic_max / atomic_min into an fp32 buffer. */
+tdx_status fam_split_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- end single-pass-reduction and split-k ---- */
 /* ---- vectorize-loop, persistent-grid, coalesce, fuse-launches ---- */
 

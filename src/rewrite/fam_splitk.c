@@ -1,4 +1,6 @@
-/* split-k: a tl.dot kernel runs one program per output tile and walks the
+/* split-k and split-reduction.
+ *
+ * split-k: a tl.dot kernel runs one program per output tile and walks the
  * whole K range in it. When M and N are small and K is long, the tiles are
  * fewer than the 132 SMs of an H200 and most SMs idle for the whole kernel
  * (one Triton program is one CTA on one SM). Splitting the K loop over a
@@ -6,7 +8,18 @@
  * tile into a zero-initialised fp32 buffer with tl.atomic_add (red.global.add
  * when the result is unused), and launch casts the buffer into the output.
  * fp32 partial sums keep the result within the dot's own rounding whatever
- * order the atomics land in. */
+ * order the atomics land in.
+ *
+ * split-reduction: the same split for a loop that reduces loaded values
+ * into one accumulator (`acc += x`, `acc = tl.maximum(acc, m)`,
+ * `tl.minimum`) and stores it (or a scale of a sum, or a cast) once after
+ * the loop -- a column reduction that walks every row in one program per
+ * block of columns. Such a grid holds a few programs per SM, each with one
+ * load in flight per iteration (the loop is not pipelined), so the SMs wait
+ * on memory latency; SPLIT programs per block multiply what is in flight.
+ * Partial sums go into a zeroed fp32 buffer with tl.atomic_add, partial
+ * maxima / minima into one filled with -inf / +inf with tl.atomic_max /
+ * tl.atomic_min (exact whatever the order); launch casts the buffer back. */
 #include <stdio.h>
 #include <string.h>
 
@@ -98,8 +111,13 @@ static const char *dot_accumulator(const tdx_src_node *stmt, const tdx_src_node 
     return stmt->kind == TDX_SRC_ASSIGN && is_name(acc, tg->name) ? tg->name : NULL;
 }
 
-/* A split-K site: the K loop, its accumulator and the store of the result. */
+/* What the loop reduces. */
+typedef enum red_op { RED_DOT = 0, RED_SUM, RED_MAX, RED_MIN } red_op;
+
+/* A split site: the loop, its accumulator and the store of the result. */
 typedef struct ksite {
+    red_op op;
+    const char *lin;  /* the value to combine: the accumulator, or a scale of it (RED_SUM) */
     tdx_src_node *def, *loop, *store, *value;
     tdx_src_node *start, *stop, *step; /* range arguments; start and step may be NULL */
     const char *acc;
@@ -108,12 +126,42 @@ typedef struct ksite {
     size_t nadv;
 } ksite;
 
-/* The value stored is the accumulator or its cast: `acc`, `acc.to(...)`, or
- * a name bound once to `acc.to(...)`. Epilogues (bias, activation) are not
- * linear in the partial sums and are left alone. */
-static int plain_result(const ksite *k, tdx_src_node *v)
+/* For a sum: `acc / x` or `acc * x` with x free of acc (a scale, linear in
+ * the partial sums); for any reduction: its own fold of a block
+ * accumulator (`tl.sum(acc, axis=0)` of a sum, `tl.max` of a maximum). The
+ * text goes into *lin. */
+static int scaled_sum(fam_task *t, const ksite *k, tdx_src_node *v, const char **lin)
 {
+    /* tl.sum / tl.max / tl.min of a block accumulator, by the update's own operator */
+    static const char *const fold[] = {NULL, "tl.sum", "tl.max", "tl.min"};
+    if (k->op != RED_DOT && v && v->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(v), fold[k->op]) &&
+        is_name(tdx_src_call_arg(v, 0), k->acc)) {
+        size_t n;
+        const char *x = tdx_src_text(t->m, v, &n);
+        *lin = tdx_arena_printf(&t->arena, "%.*s", (int)n, x);
+        return *lin != NULL;
+    }
+    if (k->op != RED_SUM || !v || v->kind != TDX_SRC_BINOP || (v->op != TDX_OP_SLASH && v->op != TDX_OP_STAR))
+        return 0;
+    tdx_src_node *l = tdx_src_kid(v, TDX_SRC_R_LEFT), *r = tdx_src_kid(v, TDX_SRC_R_RIGHT);
+    if (!is_name(l, k->acc) || !r || count_name(t, r, k->acc))
+        return 0;
+    size_t n;
+    const char *x = tdx_src_text(t->m, v, &n);
+    *lin = tdx_arena_printf(&t->arena, "(%.*s)", (int)n, x);
+    return *lin != NULL;
+}
+
+/* The value stored is the accumulator or its cast: `acc`, `acc.to(...)`, or
+ * a name bound once to `acc.to(...)` (for a sum, a scale of acc in place of
+ * acc). Epilogues (bias, activation) are not linear in the partial sums and
+ * are left alone. Sets k->lin to what the atomics combine. */
+static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
+{
+    k->lin = k->acc;
     if (is_name(v, k->acc))
+        return 1;
+    if (scaled_sum(t, k, v, &k->lin))
         return 1;
     if (is_name(v, NULL)) {
         tdx_src_node *val = NULL;
@@ -131,15 +179,66 @@ static int plain_result(const ksite *k, tdx_src_node *v)
         v = val;
     }
     tdx_src_node *fn = v && v->kind == TDX_SRC_CALL ? tdx_src_call_func(v) : NULL;
-    return fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name && strcmp(fn->name, "to") == 0 &&
-           is_name(tdx_src_kid(fn, TDX_SRC_R_VALUE), k->acc);
+    if (!fn || fn->kind != TDX_SRC_ATTRIBUTE || !fn->name || strcmp(fn->name, "to") != 0)
+        return 0;
+    tdx_src_node *x = tdx_src_kid(fn, TDX_SRC_R_VALUE);
+    return is_name(x, k->acc) || scaled_sum(t, k, x, &k->lin);
 }
 
-/* Find the K loop of a kernel and check that splitting it is exact. */
-static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksite *k)
+/* A reduction update directly in a loop body: `acc += e`, `acc = acc + e`,
+ * `acc = tl.maximum(acc, e)` / `tl.minimum` (either order), e free of acc;
+ * returns the accumulator's name and sets *op. */
+static const char *reduce_accumulator(fam_task *t, const tdx_src_node *stmt, red_op *op)
+{
+    tdx_src_node *tg = tdx_src_kid(stmt, TDX_SRC_R_TARGET), *v = tdx_src_kid(stmt, TDX_SRC_R_VALUE);
+    if (!is_name(tg, NULL) || !v || tdx_src_next(stmt, TDX_SRC_R_TARGET, tg))
+        return NULL;
+    tdx_src_node *e = NULL;
+    if (stmt->kind == TDX_SRC_AUGASSIGN && stmt->op == TDX_OP_PLUS) {
+        *op = RED_SUM;
+        e = v;
+    } else if (stmt->kind == TDX_SRC_ASSIGN && v->kind == TDX_SRC_BINOP && v->op == TDX_OP_PLUS &&
+               is_name(tdx_src_kid(v, TDX_SRC_R_LEFT), tg->name)) {
+        *op = RED_SUM;
+        e = tdx_src_kid(v, TDX_SRC_R_RIGHT);
+    } else if (stmt->kind == TDX_SRC_ASSIGN && v->kind == TDX_SRC_CALL && tdx_src_call_nargs(v) == 2 &&
+               (tdx_src_is_dotted(tdx_src_call_func(v), "tl.maximum") ||
+                tdx_src_is_dotted(tdx_src_call_func(v), "tl.minimum"))) {
+        *op = tdx_src_is_dotted(tdx_src_call_func(v), "tl.maximum") ? RED_MAX : RED_MIN;
+        tdx_src_node *a = tdx_src_call_arg(v, 0), *b = tdx_src_call_arg(v, 1);
+        e = is_name(a, tg->name) ? b : is_name(b, tg->name) ? a : NULL;
+    }
+    return e && !count_name(t, e, tg->name) ? tg->name : NULL;
+}
+
+/* The loop directly in def's body that holds the one reduction update of
+ * the kernel (see reduce_accumulator), with the update's operator. */
+static tdx_src_node *reduce_loop(fam_task *t, tdx_src_node *def, red_op *op, const char **acc)
+{
+    tdx_src_node *found = NULL;
+    for (tdx_src_node *L = tdx_src_next(def, TDX_SRC_R_BODY, NULL); L; L = tdx_src_next(def, TDX_SRC_R_BODY, L)) {
+        if (L->kind != TDX_SRC_FOR)
+            continue;
+        for (tdx_src_node *s = tdx_src_next(L, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(L, TDX_SRC_R_BODY, s)) {
+            red_op o;
+            const char *a = reduce_accumulator(t, s, &o);
+            if (!a || !assigned_before(def, a, L->start))
+                continue;
+            if (found)
+                return NULL; /* several accumulators (argmax's value and index): not split */
+            found = L, *op = o, *acc = a;
+        }
+    }
+    return found;
+}
+
+/* Find the K loop of a kernel (op RED_DOT) or its reduction loop (any other
+ * op) and check that splitting it is exact. */
+static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksite *k, red_op want)
 {
     memset(k, 0, sizeof *k);
     k->def = def;
+    k->op = want;
     tdx_ptrvec calls = {0};
     fam_collect(t, def, TDX_SRC_CALL, &calls);
     tdx_src_node *dot = NULL;
@@ -168,15 +267,22 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
                 return 0;
         }
     }
-    if (!dot || !k->store)
+    if (!k->store || (want == RED_DOT) != (dot != NULL))
         return 0;
-    /* the loop directly in the body that holds the dot, over range(start, K, step) */
-    for (tdx_src_node *p = dot->parent; p && p != def; p = p->parent)
-        if (p->kind == TDX_SRC_FOR || p->kind == TDX_SRC_WHILE)
-            k->loop = p;
-    if (!k->loop || k->loop->kind != TDX_SRC_FOR || k->loop->parent != def || !dot->parent ||
-        dot->parent->parent != k->loop)
-        return 0;
+    if (want == RED_DOT) {
+        /* the loop directly in the body that holds the dot, over range(start, K, step) */
+        for (tdx_src_node *p = dot->parent; p && p != def; p = p->parent)
+            if (p->kind == TDX_SRC_FOR || p->kind == TDX_SRC_WHILE)
+                k->loop = p;
+        if (!k->loop || k->loop->kind != TDX_SRC_FOR || k->loop->parent != def || !dot->parent ||
+            dot->parent->parent != k->loop)
+            return 0;
+        k->acc = dot_accumulator(dot->parent, dot);
+    } else {
+        k->loop = reduce_loop(t, def, &k->op, &k->acc);
+        if (!k->loop)
+            return 0;
+    }
     tdx_src_node *it = tdx_src_kid(k->loop, TDX_SRC_R_ITER);
     size_t na = it && it->kind == TDX_SRC_CALL ? tdx_src_call_nargs(it) : 0;
     if (na < 1 || na > 3 || (!tdx_src_is_dotted(tdx_src_call_func(it), "range") &&
@@ -188,7 +294,6 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     for (size_t i = 0; i < na; i++)
         if (tdx_src_call_arg(it, i)->kind == TDX_SRC_STARRED)
             return 0;
-    k->acc = dot_accumulator(dot->parent, dot);
     if (!k->acc || !assigned_before(def, k->acc, k->loop->start))
         return 0;
     /* the loop carries the accumulator and pointers advanced by a step that
@@ -215,7 +320,7 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     if (!sst || sst->kind != TDX_SRC_EXPR_STMT || sst->parent != def || sst->start < k->loop->end)
         return 0;
     k->value = tdx_src_call_arg(k->store, 1);
-    if (!k->value || tdx_src_call_nargs(k->store) > 3 || !plain_result(k, k->value))
+    if (!k->value || tdx_src_call_nargs(k->store) > 3 || !plain_result(t, k, k->value))
         return 0;
     for (tdx_src_node *kw = tdx_src_next(k->store, TDX_SRC_R_KEYWORD, NULL); kw;
          kw = tdx_src_next(k->store, TDX_SRC_R_KEYWORD, kw))
@@ -226,7 +331,7 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
             continue;
         tdx_src_node *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
         if (s->kind != TDX_SRC_ASSIGN || !is_name(k->value, NULL) ||
-            !is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(k, v))
+            !is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(t, k, v))
             return 0;
     }
     /* the output pointer, read nowhere else */
@@ -297,9 +402,14 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
     char *nstep = !k->step || v1 == 1 ? "_tdx_split_k" : tdx_arena_printf(&t->arena, "%s * _tdx_split_k", step);
     if (!nstart || !nstep)
         return TDX_ERR_NOMEM;
-    static const int splits[] = {4, 2, 8};
+    /* a K loop is short (a few thousand): a few splits fill the SMs; a
+     * reduction over a whole column is long and its grid small: more */
+    static const int ksplits[] = {4, 2, 8}, rsplits[] = {8, 32, 4};
+    const int *splits = k->op == RED_DOT ? ksplits : rsplits;
+    static const char *const atomic[] = {"tl.atomic_add", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min"};
+    static const char *const fill[] = {"", "", "float(\"-inf\")", "float(\"inf\")"};
     tdx_status st = TDX_OK;
-    for (size_t si = 0; si < sizeof splits / sizeof splits[0] && !st; si++) {
+    for (size_t si = 0; si < 3 && !st; si++) {
         fam_edits e = {0};
         /* kernel: the programs of axis 2 take every SPLIT_K-th block of K */
         char *pre = tdx_arena_printf(&t->arena, "_tdx_pid_k = tl.program_id(2)\n%*s"
@@ -322,8 +432,8 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         else
             fam_edit(t, &e, k->stop->end, k->stop->end, tdx_arena_printf(&t->arena, ", %s", nstep));
         tdx_src_node *fn = tdx_src_call_func(k->store);
-        fam_edit(t, &e, fn->start, fn->end, "tl.atomic_add");
-        fam_edit(t, &e, k->value->start, k->value->end, k->acc);
+        fam_edit(t, &e, fn->start, fn->end, atomic[k->op]);
+        fam_edit(t, &e, k->value->start, k->value->end, k->lin);
         fam_set_kwarg(t, &e, k->store, "sem", "\"relaxed\"");
         /* launch: a third grid axis, an fp32 buffer, the cast back */
         fam_edit(t, &e, tup->start, tup->end,
@@ -332,19 +442,28 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         const char *ot = tdx_src_text(t->m, out, &ol);
         fam_edit(t, &e, out->start, out->end, "_tdx_acc");
         fam_edit(t, &e, stmt->start, stmt->start,
-                 tdx_arena_printf(&t->arena, "_tdx_acc = torch.zeros_like(%.*s, dtype=torch.float32)\n%*s",
-                                  (int)ol, ot, lind, ""));
+                 k->op == RED_MAX || k->op == RED_MIN
+                     ? tdx_arena_printf(&t->arena, "_tdx_acc = torch.full_like(%.*s, %s, dtype=torch.float32)\n%*s",
+                                        (int)ol, ot, fill[k->op], lind, "")
+                     : tdx_arena_printf(&t->arena, "_tdx_acc = torch.zeros_like(%.*s, dtype=torch.float32)\n%*s",
+                                        (int)ol, ot, lind, ""));
         fam_edit(t, &e, stmt->end, stmt->end,
                  tdx_arena_printf(&t->arena, "\n%*s%.*s.copy_(_tdx_acc)", lind, "", (int)ol, ot));
         char sum[256];
-        snprintf(sum, sizeof sum, "%s: K split over %d programs per tile (grid axis 2), fp32 partial "
-                 "tiles added with tl.atomic_add", k->def->name ? k->def->name : "kernel", splits[si]);
-        st = fam_emit(t, &e, emit, ud, "split-k", sum);
+        const char *kn = k->def->name ? k->def->name : "kernel";
+        if (k->op == RED_DOT)
+            snprintf(sum, sizeof sum, "%s: K split over %d programs per tile (grid axis 2), fp32 partial "
+                     "tiles added with tl.atomic_add", kn, splits[si]);
+        else
+            snprintf(sum, sizeof sum, "%s: the loop over %s split over %d programs per block (grid axis 2), "
+                     "fp32 partial results combined with %s", kn, tdx_src_kid(k->loop, TDX_SRC_R_TARGET)->name ?
+                     tdx_src_kid(k->loop, TDX_SRC_R_TARGET)->name : "its range", splits[si], atomic[k->op]);
+        st = fam_emit(t, &e, emit, ud, k->op == RED_DOT ? "split-k" : "split-reduction", sum);
     }
     return st;
 }
 
-tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud)
+static tdx_status split_sites(fam_task *t, red_op want, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_km_file *kf = NULL;
     tdx_status st = tdx_km_build(t->m, &t->arena, &kf);
@@ -354,8 +473,18 @@ tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         tdx_src_node *L = t->launches.items[li];
         tdx_src_node *def = fam_launched_kernel(t, L);
         ksite k;
-        if (def && find_site(t, kf, def, &k))
+        if (def && find_site(t, kf, def, &k, want))
             st = split_launch(t, &k, L, emit, ud);
     }
     return st;
+}
+
+tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud)
+{
+    return split_sites(t, RED_DOT, emit, ud);
+}
+
+tdx_status fam_split_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud)
+{
+    return split_sites(t, RED_SUM, emit, ud);
 }

@@ -581,6 +581,8 @@ static void small_grid_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_cl
             continue;
         if (strstr(cls->pattern, "matmul"))
             f->family = "split-k";
+        else if (tdx_tri_serial_loop(k))
+            f->family = "split-reduction"; /* each program walks a whole reduction: split it */
         tdx_finding_set_hypothesis(t->ledger, f,
                                    "at most %lld%% of the GPU's bandwidth and compute can be used",
                                    l->grid_size * 100 / H200_SMS);
@@ -682,6 +684,7 @@ void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_clas
     ieee_dot_rule(t, k);
     small_grid_rule(t, k, cls);
     tdx_tri_tiles_rule(t, k);
+    tdx_tri_serial_rule(t, k);
     no_specialize_rule(t, k);
     int64_rule(t, k);
 }

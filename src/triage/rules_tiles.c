@@ -504,3 +504,68 @@ void tdx_tri_tiles_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "bench_shape", "%s", shape);
     }
 }
+
+/* The one outermost loop of a kernel without tl.dot that loads under a
+ * runtime bound while every store and atomic lies outside any loop: a
+ * reduction each program walks from end to end (a column sum over every
+ * row); NULL when the kernel is not shaped so. */
+const tdx_km_loop *tdx_tri_serial_loop(const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->ops.len; i++)
+        if (((const tdx_km_op *)k->ops.items[i])->kind == TDX_KM_OP_DOT)
+            return NULL;
+    const tdx_km_loop *found = NULL;
+    for (size_t i = 0; i < k->accesses.len; i++) {
+        const tdx_km_access *a = k->accesses.items[i];
+        if (a->kind != TDX_KM_LOAD) {
+            if (a->loop)
+                return NULL;
+            continue;
+        }
+        const tdx_km_loop *L = a->loop;
+        while (L && L->parent)
+            L = L->parent;
+        if (!L)
+            continue;
+        if (found && found != L)
+            return NULL; /* several passes: single-pass-reduction's case */
+        found = L;
+    }
+    return found && found->runtime_bound && (found->kind == TDX_KM_LOOP_RANGE || found->kind == TDX_KM_LOOP_TL_RANGE) ? found : NULL;
+}
+
+void tdx_tri_serial_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    const tdx_km_loop *loop = tdx_tri_serial_loop(k);
+    if (!loop || (k->pid_axes & 4u))
+        return;
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        if (l->grid_size >= 0)
+            continue; /* a grid known from the source is TDX009's */
+        ctx *c = calloc(1, sizeof *c);
+        if (!c) {
+            t->st = TDX_ERR_NOMEM;
+            return;
+        }
+        c->f = t->file;
+        c->launch = l;
+        char shape[96];
+        long long progs = bench_grid(c, l, shape, sizeof shape);
+        free(c);
+        if (progs <= 0 || progs >= 4 * SMS)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX016", l->call, 0, 0, k->name, 0.85,
+                                     "%lld programs at the bench shape %s each walk the whole loop over %s "
+                                     "and reduce it: %.1f programs per SM, one iteration's loads in flight "
+                                     "in each", progs, shape, loop->var ? loop->var : "its range",
+                                     (double)progs / SMS);
+        if (!f)
+            continue;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "the SMs wait on memory latency; splitting the loop over a third grid "
+                                   "axis puts several times more loads in flight");
+        tdx_finding_fact(t->ledger, f, "programs", "%lld", progs);
+        tdx_finding_fact(t->ledger, f, "bench_shape", "%s", shape);
+    }
+}

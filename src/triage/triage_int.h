@@ -32,6 +32,13 @@ void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_clas
 /* TDX015 (rules_tiles.c): a tl.dot kernel with fewer output tiles than SMs
  * at the task's bench shape. */
 void tdx_tri_tiles_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX016 (rules_tiles.c): a kernel whose programs each walk one whole
+ * reduction loop, on a grid of fewer than 4 programs per SM at the bench shape. */
+void tdx_tri_serial_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* The one outermost loop of a kernel without tl.dot that loads under a
+ * runtime bound while every store lies outside loops (a reduction each
+ * program walks end to end), or NULL. */
+const tdx_km_loop *tdx_tri_serial_loop(const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

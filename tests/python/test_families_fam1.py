@@ -31,6 +31,10 @@ def rewrite(family, task, out_dir):
     ("split-k", TASKS / "attention_fp16.py"),                # two dots
     ("split-k", TASKS / "bmm_fp16.py"),                      # grid axis 2 is taken
     ("split-k", DATA / "softmax.py"),
+    ("split-reduction", TASKS / "col_argmax.py"),            # value and index: two accumulators
+    ("split-reduction", TASKS / "softmax_long.py"),          # several passes
+    ("split-reduction", TASKS / "matmul_fp16_small_m.py"),   # a dot: split-k's
+    ("split-reduction", DATA / "col_norm_sqrt.py"),          # sqrt of a sum is not linear in it
 ], ids=lambda x: x if isinstance(x, str) else x.name)
 def test_family_leaves_kernel_alone(family, task, tmp_path):
     assert rewrite(family, task, tmp_path) == []
@@ -86,3 +90,24 @@ def test_check_catches_online_sum_not_rescaled(tmp_path):
     bad.write_text(text.replace("s = s * tl.exp((m - _tdx_mn)) + ", "s = s + "))
     res = check_task(str(DATA / "xent_loop.py"), device="cpu", seeds=(0,), candidate=str(bad))
     assert not res["ok"]
+
+
+def test_split_reduction_combines_by_the_update(tmp_path):
+    """A sum goes through atomic_add (a scale of it too: the mean), a maximum
+    through atomic_max into a buffer filled with -inf; the loop takes every
+    SPLIT-th step from its own offset."""
+    mean = rewrite("split-reduction", TASKS / "col_mean_bf16.py", tmp_path / "a")
+    assert len(mean) == 3 and "split over 8 programs" in mean[0][1]
+    text = Path(mean[0][0]).read_text()
+    assert "for r in range(_tdx_pid_k, n_rows, _tdx_split_k):" in text
+    assert "tl.atomic_add(y_ptr + cols, (acc / n_rows), mask=mask, sem=\"relaxed\")" in text
+    assert "_tdx_acc = torch.zeros_like(y, dtype=torch.float32)" in text
+    assert "[(triton.cdiv(n_cols, 64), 1, 8)](x, _tdx_acc," in text and "y.copy_(_tdx_acc)" in text
+    mx = rewrite("split-reduction", TASKS / "col_max_fp16.py", tmp_path / "b")
+    text = Path(mx[1][0]).read_text()
+    assert "range(_tdx_pid_k * BLOCK_M, n_rows, BLOCK_M * _tdx_split_k)" in text
+    assert "tl.atomic_max(y_ptr + cols, acc, mask=cols < n_cols, sem=\"relaxed\")" in text
+    assert "torch.full_like(y, float(\"-inf\"), dtype=torch.float32)" in text
+    assert ", 1, 32)]" in text
+    res = check_task(str(TASKS / "col_max_fp16.py"), device="cpu", seeds=(0, 1), candidate=mx[1][0])
+    assert res["ok"], res.get("error")
