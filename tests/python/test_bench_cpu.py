@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,3 +202,35 @@ def test_fills_at_the_same_time_keep_each_others_entries(tmp_path):
         assert "2 measured now" in err
     tasks = sorted(v["task"] for v in json.loads(cache.read_text()).values())
     assert tasks == sorted(names + ("kept.py",))
+
+
+def test_suite_script_runs_tasks_at_once(tmp_path):
+    """bench/gpu/suite.sh with JOBS=2 as a CPU dry run: two tasks start before
+    either ends, every task gets its row, the split torch fill leaves one
+    cache with every task, and the GPU lock is handed to the harness."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    names = ("elementwise_add", "relu", "gelu")
+    for n in names:
+        shutil.copy(ROOT / "bench" / "tasks" / f"{n}.py", suite / f"{n}.py")
+    out, cache, lock = tmp_path / "out", tmp_path / "torch.json", tmp_path / "gpu.lock"
+    env = dict(os.environ, DEVICE="cpu", TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
+               TDX_TORCH_COMPILE_BACKEND="eager", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="",
+               JOBS="2", SUITE=str(suite), TDX=CLI, OUT=str(out), TORCH_CACHE=str(cache),
+               TRITONDX_GPU_LOCK=str(lock), TOTAL="300")
+    r = subprocess.run(["bash", str(ROOT / "bench" / "gpu" / "suite.sh")], capture_output=True, text=True,
+                       env=env, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    log = [line for line in r.stderr.splitlines() if line.startswith("== ")]
+    starts = [i for i, line in enumerate(log) if line.startswith("== bench ")]
+    ends = [i for i, line in enumerate(log) if ": rc=" in line]
+    assert len(starts) == 3 and len(ends) == 3, log
+    assert starts[1] < ends[0], log  # the second task started before the first ended
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert sorted(row["task"] for row in rows) == sorted(f"{n}.py" for n in names)
+    assert all(row["status"] == "ok" for row in rows), rows
+    assert sorted(v["task"] for v in json.loads(cache.read_text()).values()) == sorted(f"{n}.py" for n in names)
+    assert lock.exists() and (tmp_path / "gpu.lock.turn").exists()
+    with tarfile.open(out / "suite.tar.gz") as tar:
+        settings = tar.extractfile("suite/settings.txt").read().decode()
+    assert "JOBS=2" in settings
