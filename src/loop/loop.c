@@ -40,6 +40,19 @@ tdx_status tdx_loop_cands_push(tdx_loop_cands *c, char *source, size_t len, cons
     return TDX_OK;
 }
 
+tdx_status tdx_loop_cands_take(tdx_loop_cands *out, tdx_loop_cand *c)
+{
+    tdx_status st = tdx_loop_cands_push(out, c->source, c->len, c->family, c->origin, c->summary);
+    c->source = NULL; /* moved */
+    if (!st) {
+        tdx_loop_cand *d = &out->items[out->len - 1];
+        memcpy(d->cites, c->cites, sizeof d->cites);
+        d->ncites = c->ncites;
+        d->tokens = c->tokens;
+    }
+    return st;
+}
+
 void tdx_loop_cands_free(tdx_loop_cands *c)
 {
     for (size_t i = 0; i < c->len; i++)
@@ -361,14 +374,7 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
             tdx_loop_hash(c->source, c->len, hash);
             if (json_object_get(r->tried, hash))
                 continue; /* tried in an earlier round: leave the slot to something new */
-            st = tdx_loop_cands_push(out, c->source, c->len, c->family, c->origin, c->summary);
-            c->source = NULL; /* moved */
-            if (!st) {
-                tdx_loop_cand *d = &out->items[out->len - 1];
-                memcpy(d->cites, c->cites, sizeof d->cites);
-                d->ncites = c->ncites;
-                d->tokens = c->tokens;
-            }
+            st = tdx_loop_cands_take(out, c);
         }
         if (!any)
             break;

@@ -44,6 +44,9 @@ typedef struct tdx_loop_cands {
 /* Append a candidate taking ownership of source (malloc'd). */
 tdx_status tdx_loop_cands_push(tdx_loop_cands *c, char *source, size_t len, const char *family,
                                const char *origin, const char *summary);
+/* Move candidate c to the end of out: out owns its source from then on
+ * (c->source becomes NULL, also on failure), with its cites and tokens. */
+tdx_status tdx_loop_cands_take(tdx_loop_cands *out, tdx_loop_cand *c);
 void tdx_loop_cands_free(tdx_loop_cands *c);
 
 /* What a proposer sees. */

@@ -82,14 +82,7 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
             if (k >= per[i].len)
                 continue;
             any = 1;
-            tdx_loop_cand *c = &per[i].items[k];
-            st = tdx_loop_cands_push(out, c->source, c->len, c->family, c->origin, c->summary);
-            c->source = NULL; /* moved */
-            if (!st) {
-                tdx_loop_cand *d = &out->items[out->len - 1];
-                memcpy(d->cites, c->cites, sizeof d->cites);
-                d->ncites = c->ncites;
-            }
+            st = tdx_loop_cands_take(out, &per[i].items[k]);
         }
     }
     for (int i = 0; i < nf; i++)

@@ -264,4 +264,15 @@ int tdx_km_fold_int(const tdx_km_file *f, const tdx_src_node *scope, const tdx_s
 int tdx_km_launch_constexpr(const tdx_km_file *f, const tdx_km_launch *l, const char *name,
                             long long *v, const tdx_src_node **where);
 
+/* ---- the bench shape (model_bench.c) ---- */
+/* Programs in the grid of launch l at the task's bench shape: SHAPES["bench"]
+ * bound to make_inputs' first parameter, make_inputs and launch followed
+ * up to l, the grid evaluated there; -1 when any step is unknown (or memory
+ * ran out). shape receives the bench shape's text. */
+long long tdx_km_bench_grid(const tdx_km_file *f, const tdx_km_launch *l, char *shape, size_t shape_len);
+/* The integer value of expression expr (an argument of launch l, or any
+ * expression of launch's scope at l) at the bench shape: 1 with *v set, 0
+ * when unknown. */
+int tdx_km_bench_int(const tdx_km_file *f, const tdx_km_launch *l, const tdx_src_node *expr, long long *v);
+
 #endif

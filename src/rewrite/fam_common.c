@@ -1,5 +1,6 @@
 /* Helpers shared by the built-in families. */
 #include "rewrite/fam_common.h"
+#include "model/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,38 @@ tdx_status fam_open(fam_task *t, const char *path, const char *src, size_t len, 
 }
 
 void fam_close(fam_task *t) { tdx_arena_free(&t->arena); }
+
+/* The model's record of a launch CALL, building the model once. */
+static const tdx_km_launch *km_launch(fam_task *t, const tdx_src_node *launch)
+{
+    if (!t->km_tried) {
+        t->km_tried = 1;
+        if (tdx_km_build(t->m, &t->arena, &t->km) != TDX_OK)
+            t->km = NULL;
+    }
+    for (size_t i = 0; t->km && i < t->km->kernels.len; i++) {
+        const tdx_km_kernel *k = t->km->kernels.items[i];
+        for (size_t j = 0; j < k->launches.len; j++) {
+            const tdx_km_launch *l = k->launches.items[j];
+            if (l->call == launch)
+                return l;
+        }
+    }
+    return NULL;
+}
+
+int fam_bench_int(fam_task *t, const tdx_src_node *launch, const tdx_src_node *e, long long *v)
+{
+    const tdx_km_launch *l = km_launch(t, launch);
+    return l && tdx_km_bench_int(t->km, l, e, v);
+}
+
+long long fam_bench_grid(fam_task *t, const tdx_src_node *launch)
+{
+    const tdx_km_launch *l = km_launch(t, launch);
+    char shape[96];
+    return l ? tdx_km_bench_grid(t->km, l, shape, sizeof shape) : -1;
+}
 
 tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch)
 {

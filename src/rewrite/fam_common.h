@@ -16,6 +16,8 @@ typedef struct fam_task {
     tdx_src_module *m;
     tdx_ptrvec kernels;  /* FUNCDEF nodes of @triton.jit kernels */
     tdx_ptrvec launches; /* CALL nodes kernel[grid](...) outside kernels */
+    struct tdx_km_file *km; /* the kernel model, built on first use (fam_bench_int) */
+    int km_tried;
 } fam_task;
 
 /* Parse and index; TDX_ERR_PARSE when the source does not parse. */
@@ -24,6 +26,12 @@ void fam_close(fam_task *t);
 
 /* The kernel FUNCDEF a launch calls (by name), or NULL. */
 tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch);
+/* The integer value of expression e of the launch `launch` (a CALL of
+ * t->launches) at the task's bench shape (tdx_km_bench_int): 1 with *v set,
+ * 0 when the model cannot follow the task there. */
+int fam_bench_int(fam_task *t, const tdx_src_node *launch, const tdx_src_node *e, long long *v);
+/* The programs of a launch's grid at the bench shape, or -1. */
+long long fam_bench_grid(fam_task *t, const tdx_src_node *launch);
 /* The FUNCDEF enclosing n, or NULL. */
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n);
 /* Every node of the given kind under root, pushed onto out. */

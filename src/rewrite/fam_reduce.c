@@ -18,7 +18,7 @@
 
 #include "rewrite/fam_common.h"
 
-enum { MAX_PASSES = 8 };
+enum { MAX_PASSES = 8, ONE_BLOCK_MAX = 32768 };
 
 /* The loop passes of one kernel over one row. */
 typedef struct passes {
@@ -403,6 +403,17 @@ static tdx_status one_block(fam_task *t, const passes *p, size_t w, tdx_rw_emit_
             tdx_ptrvec_push(&t->arena, &launches, t->launches.items[i]);
     if (launches.len == 0)
         return TDX_OK;
+    /* a row longer than 32 K elements does not fit the registers of one
+     * program (64 K 32-bit registers per SM): at the bench shape such rows
+     * ran slower in one block (log_softmax_long, 50257 elements: 0.59 vs
+     * 0.43 ms) while 32 K elements ran 2x faster (softmax_long) */
+    for (size_t li = 0; li < launches.len; li++) {
+        int kw;
+        long long n = 0;
+        tdx_src_node *na = launch_arg(launches.items[li], p->def, stop->name, &kw);
+        if (na && fam_bench_int(t, launches.items[li], na, &n) && n > ONE_BLOCK_MAX)
+            return TDX_OK;
+    }
     /* warps grow with the block so that each thread keeps a few dozen
      * values in registers (64K 32-bit registers per SM, 255 per thread) */
     static const struct {

@@ -404,7 +404,21 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         return TDX_ERR_NOMEM;
     /* a K loop is short (a few thousand): a few splits fill the SMs; a
      * reduction over a whole column is long and its grid small: more */
-    static const int ksplits[] = {4, 2, 8}, rsplits[] = {8, 32, 4};
+    static const int ksplits[] = {4, 2, 8};
+    int rsplits[3] = {8, 32, 4};
+    if (k->op != RED_DOT) {
+        /* the first split fills every SM with 16 programs (2048 threads of
+         * 4 warps: an SM's limit) at the bench shape when the model can
+         * follow the task there; then 4x more, then half (twice when the
+         * first is already 2) */
+        long long progs = fam_bench_grid(t, L);
+        if (progs > 0) {
+            int s = 2;
+            while (s < 64 && progs * s < 16LL * 132)
+                s *= 2;
+            rsplits[0] = s, rsplits[1] = s * 4, rsplits[2] = s > 2 ? s / 2 : s * 2;
+        }
+    }
     const int *splits = k->op == RED_DOT ? ksplits : rsplits;
     static const char *const atomic[] = {"tl.atomic_add", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min"};
     static const char *const fill[] = {"", "", "float(\"-inf\")", "float(\"inf\")"};

@@ -31,6 +31,7 @@ def rewrite(family, task, out_dir):
     ("split-k", TASKS / "attention_fp16.py"),                # two dots
     ("split-k", TASKS / "bmm_fp16.py"),                      # grid axis 2 is taken
     ("split-k", DATA / "softmax.py"),
+    ("single-pass-reduction", TASKS / "log_softmax_long.py"), # 50257 a row at the bench shape: over 32 K
     ("split-reduction", TASKS / "col_argmax.py"),            # value and index: two accumulators
     ("split-reduction", TASKS / "softmax_long.py"),          # several passes
     ("split-reduction", TASKS / "matmul_fp16_small_m.py"),   # a dot: split-k's
@@ -97,12 +98,14 @@ def test_split_reduction_combines_by_the_update(tmp_path):
     through atomic_max into a buffer filled with -inf; the loop takes every
     SPLIT-th step from its own offset."""
     mean = rewrite("split-reduction", TASKS / "col_mean_bf16.py", tmp_path / "a")
-    assert len(mean) == 3 and "split over 8 programs" in mean[0][1]
+    # 256 programs at the bench shape: 16-way fills every SM with 16 programs
+    assert len(mean) == 3 and "split over 16 programs" in mean[0][1]
+    assert "split over 64 programs" in mean[1][1] and "split over 8 programs" in mean[2][1]
     text = Path(mean[0][0]).read_text()
     assert "for r in range(_tdx_pid_k, n_rows, _tdx_split_k):" in text
     assert "tl.atomic_add(y_ptr + cols, (acc / n_rows), mask=mask, sem=\"relaxed\")" in text
     assert "_tdx_acc = torch.zeros_like(y, dtype=torch.float32)" in text
-    assert "[(triton.cdiv(n_cols, 64), 1, 8)](x, _tdx_acc," in text and "y.copy_(_tdx_acc)" in text
+    assert "[(triton.cdiv(n_cols, 64), 1, 16)](x, _tdx_acc," in text and "y.copy_(_tdx_acc)" in text
     mx = rewrite("split-reduction", TASKS / "col_max_fp16.py", tmp_path / "b")
     text = Path(mx[1][0]).read_text()
     assert "range(_tdx_pid_k * BLOCK_M, n_rows, BLOCK_M * _tdx_split_k)" in text

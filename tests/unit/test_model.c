@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
@@ -379,6 +380,50 @@ static void files_without_kernels(void **state)
     teardown_fx(&fx);
 }
 
+/* The bench shape followed through make_inputs and launch: the grid and a
+ * launch argument's value there; what it cannot follow is unknown. */
+static const char BENCH[] =
+    "import torch\nimport triton\nimport triton.language as tl\n\n"
+    "@triton.jit\n"
+    "def k(x_ptr, y_ptr, n_rows, n_cols, BLOCK: tl.constexpr):\n"
+    "    pass\n\n"
+    "def launch(x):\n"
+    "    n_rows, n_cols = x.shape\n"
+    "    y = torch.empty(n_cols, device=x.device)\n"
+    "    k[(triton.cdiv(n_cols, 64), 2)](x, y, n_rows, n_cols * 3, BLOCK=64)\n"
+    "    return y\n\n"
+    "def make_inputs(shape, dtype=torch.float32, device='cuda', seed=0):\n"
+    "    return (torch.randn(shape, dtype=dtype, device=device),)\n\n"
+    "SHAPES = {'bench': (4096, 1000), 'check': [(3, 5)]}\n";
+
+static void bench_shape_values(void **state)
+{
+    (void)state;
+    fixture fx;
+    build(&fx, BENCH);
+    const tdx_km_launch *l = fx.file->launches.items[0];
+    char shape[96];
+    assert_int_equal(tdx_km_bench_grid(fx.file, l, shape, sizeof shape), 16 * 2);
+    assert_string_equal(shape, "(4096, 1000)");
+    long long v = 0;
+    assert_true(tdx_km_bench_int(fx.file, l, l->args[2], &v));
+    assert_int_equal(v, 4096);
+    assert_true(tdx_km_bench_int(fx.file, l, l->args[3], &v));
+    assert_int_equal(v, 3000);
+    assert_false(tdx_km_bench_int(fx.file, l, l->args[0], &v)); /* a tensor, not an int */
+    assert_false(tdx_km_bench_int(fx.file, l, NULL, &v));
+    teardown_fx(&fx);
+    /* no SHAPES: nothing is known */
+    char *nosh = strdup(BENCH);
+    *strstr(nosh, "SHAPES") = '#';
+    build(&fx, nosh);
+    l = fx.file->launches.items[0];
+    assert_int_equal(tdx_km_bench_grid(fx.file, l, shape, sizeof shape), -1);
+    assert_false(tdx_km_bench_int(fx.file, l, l->args[2], &v));
+    teardown_fx(&fx);
+    free(nosh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +435,7 @@ int main(void)
         cmocka_unit_test(folding_integers),
         cmocka_unit_test(string_annotations_are_constexpr),
         cmocka_unit_test(files_without_kernels),
+        cmocka_unit_test(bench_shape_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
