@@ -250,11 +250,12 @@ static tdx_km_val reduce(tdx_km_ctx *c, const tdx_src_node *call, const char *na
     v.flags = (in.flags & (TDX_KM_V_PID | TDX_KM_V_RUNTIME | TDX_KM_V_DOT | TDX_KM_V_EPI)) |
               TDX_KM_V_REDUCED;
     v.base = v.param = NULL;
-    if (op->axis < 0 || in.rank <= 1) {
+    /* an axis the input does not have (Triton rejects it) reduces to a scalar here */
+    if (op->axis < 0 || in.rank <= 1 || op->axis >= in.rank) {
         v.rank = 0;
         memset(v.axis, 0, sizeof v.axis);
     } else {
-        int ax_left = op->axis < 0 ? op->axis + in.rank : op->axis;
+        int ax_left = op->axis;
         int r = in.rank - 1 - ax_left; /* from the right */
         for (int i = r; i + 1 < TDX_KM_MAXRANK; i++)
             v.axis[i] = in.axis[i + 1];

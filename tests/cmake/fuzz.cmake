@@ -1,6 +1,6 @@
 # One ctest test per libFuzzer target fuzz/fuzz_<name>.c: scripts/fuzz.sh
 # builds it with clang under ASan+UBSan in build-fuzz/ and runs it for 30 s
-# over a copy of fuzz/corpus/<name>/ (ten targets: about 5 CPU-minutes in
+# over a copy of fuzz/corpus/<name>/ (eleven targets: about 6 CPU-minutes in
 # all); a crash, a hang or a leak fails the test. Long runs are
 # `scripts/fuzz.sh --long NAME EXECS` (bench/RESULTS.md). Labelled
 # `fuzz`: skip them with `ctest -LE fuzz`, run only them with `ctest -L fuzz`.
