@@ -22,6 +22,7 @@ static const struct {
     {"pipelining", "pipeline the main loop (num_stages >= 3, loads issued ahead of use)"},
     {"grouped-order", "reorder program ids in groups so neighbouring programs share tiles in L2"},
     {"split-k", "split the reduction dimension over several programs and combine the partial sums"},
+    {"fold-programs", "fold several programs of a 1-D grid into one, each tile gaining a leading axis of rows"},
     {"split-reduction", "split a loop that reduces loaded values over several programs per block and combine "
                         "the partial results with atomics"},
     {"single-pass-reduction", "read the data once: fuse the passes over each row (online max and "

@@ -67,6 +67,9 @@ tdx_status fam_split_k(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * minimum) split over a third grid axis, partial results combined with
  * tl.atomic_add / atomic_max / atomic_min into an fp32 buffer. */
 tdx_status fam_split_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* R programs of a 1-D grid folded into one, every tile gaining a leading
+ * axis of R rows (fam_fold.c). */
+tdx_status fam_fold_programs(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- end single-pass-reduction and split-k ---- */
 /* ---- vectorize-loop, persistent-grid, coalesce, fuse-launches ---- */
 

@@ -4,6 +4,7 @@
  * the bench shape comes from the model's evaluator (tdx_km_bench_grid);
  * where it cannot follow the task, the rules stay silent. */
 #include <stdio.h>
+#include <string.h>
 
 #include "triage/triage_int.h"
 
@@ -106,5 +107,62 @@ void tdx_tri_serial_rule(tdx_tri *t, const tdx_km_kernel *k)
                                    "axis puts several times more loads in flight");
         tdx_finding_fact(t->ledger, f, "programs", "%lld", progs);
         tdx_finding_fact(t->ledger, f, "bench_shape", "%s", shape);
+    }
+}
+
+/* The integer size of a tile axis at launch l's bench shape: a literal, or a
+ * constexpr parameter's argument evaluated there; -1 when unknown. */
+static long long axis_size(const tdx_tri *t, const tdx_km_kernel *k, const tdx_km_launch *l,
+                           const tdx_src_node *size)
+{
+    long long v;
+    if (!size)
+        return -1;
+    if (size->kind == TDX_SRC_NUMBER)
+        return tdx_src_int_value(t->file->mod, size, &v) == TDX_OK ? v : -1;
+    if (size->kind != TDX_SRC_NAME || !size->name)
+        return -1;
+    for (size_t i = 0; i < k->nparams && i < l->nargs; i++)
+        if (strcmp(k->params[i].name, size->name) == 0)
+            return l->args[i] && tdx_km_bench_int(t->file, l, l->args[i], &v) ? v : -1;
+    return -1;
+}
+
+void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    if (k->loops.len || (k->pid_axes & ~1u) || !k->accesses.len)
+        return;
+    for (size_t i = 0; i < k->ops.len; i++)
+        if (((const tdx_km_op *)k->ops.items[i])->kind != TDX_KM_OP_MATH)
+            return; /* reductions, dots, scans: folding does not apply */
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        /* the largest tile any access touches, in elements */
+        long long tile = 0;
+        for (size_t a = 0; a < k->accesses.len && tile >= 0; a++) {
+            const tdx_km_access *ac = k->accesses.items[a];
+            long long n = 1;
+            for (int x = 0; x < ac->addr.rank && x < TDX_KM_MAXRANK && n > 0; x++) {
+                long long s = axis_size(t, k, l, ac->addr.axis[x].size);
+                n = s > 0 ? n * s : -1;
+            }
+            tile = n < 0 ? -1 : n > tile ? n : tile;
+        }
+        if (tile <= 0 || tile > 256)
+            continue;
+        char shape[96];
+        long long progs = l->grid_size >= 0 ? l->grid_size : tdx_km_bench_grid(t->file, l, shape, sizeof shape);
+        if (progs < 32 * SMS)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX017", l->call, 0, 0, k->name, 0.75,
+                                     "%lld programs of at most %lld elements each: starting a program "
+                                     "costs more than the work in it", progs, tile);
+        if (!f)
+            continue;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "folding R programs into one gives each a tile R times larger and "
+                                   "R times fewer programs to start");
+        tdx_finding_fact(t->ledger, f, "programs", "%lld", progs);
+        tdx_finding_fact(t->ledger, f, "tile_elements", "%lld", tile);
     }
 }

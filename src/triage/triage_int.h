@@ -39,6 +39,9 @@ void tdx_tri_serial_rule(tdx_tri *t, const tdx_km_kernel *k);
  * runtime bound while every store lies outside loops (a reduction each
  * program walks end to end), or NULL. */
 const tdx_km_loop *tdx_tri_serial_loop(const tdx_km_kernel *k);
+/* TDX017 (rules_tiles.c): straight-line kernels of tiles of at most 256
+ * elements on a grid of at least 32 programs per SM. */
+void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

@@ -32,6 +32,10 @@ def rewrite(family, task, out_dir):
     ("split-k", TASKS / "bmm_fp16.py"),                      # grid axis 2 is taken
     ("split-k", DATA / "softmax.py"),
     ("single-pass-reduction", TASKS / "log_softmax_long.py"), # 50257 a row at the bench shape: over 32 K
+    ("fold-programs", TASKS / "softmax_short.py"),           # a reduction along the tile
+    ("fold-programs", TASKS / "col_sum.py"),                 # a loop
+    ("fold-programs", TASKS / "transpose.py"),               # 2-D tiles
+    ("fold-programs", TASKS / "matmul_fp16_square.py"),      # a dot, a 2-D grid
     ("split-reduction", TASKS / "col_argmax.py"),            # value and index: two accumulators
     ("split-reduction", TASKS / "softmax_long.py"),          # several passes
     ("split-reduction", TASKS / "matmul_fp16_small_m.py"),   # a dot: split-k's
@@ -113,4 +117,23 @@ def test_split_reduction_combines_by_the_update(tmp_path):
     assert "torch.full_like(y, float(\"-inf\"), dtype=torch.float32)" in text
     assert ", 1, 32)]" in text
     res = check_task(str(TASKS / "col_max_fp16.py"), device="cpu", seeds=(0, 1), candidate=mx[1][0])
+    assert res["ok"], res.get("error")
+
+
+def test_fold_programs_keeps_masks_and_masks_the_rest(tmp_path):
+    """The row's own mask is joined with the folded rows' (pid < _tdx_np), an
+    unmasked access gets the latter, and the launch runs cdiv(G, R) programs."""
+    cands = rewrite("fold-programs", DATA / "rows_masked_tiny.py", tmp_path)
+    assert [s.split(":")[1].strip().split()[0] for _, s in cands] == ["16", "4", "64"]
+    text = Path(cands[0][0]).read_text()
+    assert "row = tl.program_id(0) * _TDX_R + tl.arange(0, _TDX_R)[:, None]" in text
+    assert "_tdx_live = row < _tdx_np" in text
+    assert "mask=(mask) & _tdx_live, other=0.0)" in text
+    assert "[(triton.cdiv(n_rows, 16),)](x, y, n_cols, BLOCK=triton.next_power_of_2(n_cols), " \
+           "_tdx_np=n_rows, _TDX_R=16)" in text
+    assert "BLOCK: tl.constexpr, _tdx_np, _TDX_R: tl.constexpr):" in text
+    rope = rewrite("fold-programs", TASKS / "rope_fp16.py", tmp_path / "rope")
+    text = Path(rope[0][0]).read_text()
+    assert text.count("mask=_tdx_live") == 6
+    res = check_task(str(TASKS / "rope_fp16.py"), device="cpu", seeds=(0,), candidate=rope[0][0])
     assert res["ok"], res.get("error")

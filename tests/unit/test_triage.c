@@ -226,7 +226,7 @@ static void rule_table_is_complete(void **state)
     const tdx_rule *rules = tdx_rules(&n);
     static const char *const families[] = {
         "", "retune", "alignment-hints", "tensor-cores", "pipelining", "grouped-order",
-        "split-k", "split-reduction", "single-pass-reduction", "vectorize-loop", "coalesce", "exp2",
+        "split-k", "split-reduction", "fold-programs", "single-pass-reduction", "vectorize-loop", "coalesce", "exp2",
         "persistent-grid", "remove-launch-passes", "fuse-launches", NULL};
     int l0 = 0;
     for (size_t i = 0; i < n; i++) {
