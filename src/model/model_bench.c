@@ -463,13 +463,22 @@ static long long grid_in(ctx *c, const tdx_km_launch *l, env *at)
     return prod->kind == V_INT ? prod->i : -1;
 }
 
-/* A fresh evaluator for launch l of file f (calloc'd: the value pool is large). */
+/* A fresh evaluator for launch l of file f, or NULL when the file has no
+ * make_inputs or SHAPES dict to follow (nothing is allocated then). The
+ * value pool is malloc'd, not zeroed: mk() clears each value it hands out. */
 static ctx *ctx_new(const tdx_km_file *f, const tdx_km_launch *l)
 {
-    ctx *c = calloc(1, sizeof *c);
+    int shapes = 0;
+    for (size_t i = 0; i < f->nglobals && !shapes; i++)
+        shapes = strcmp(f->global_names[i], "SHAPES") == 0;
+    if (!shapes || !tdx_src_find_def(f->mod, "make_inputs"))
+        return NULL;
+    ctx *c = malloc(sizeof *c);
     if (c) {
         c->f = f;
         c->launch = l;
+        c->used = c->steps = 0;
+        memset(&c->unknown, 0, sizeof c->unknown);
     }
     return c;
 }
