@@ -63,27 +63,22 @@ typedef struct lines {
 
 static tdx_status split(const char *s, size_t len, lines *L)
 {
-    size_t cap = 16;
+    /* count first, then allocate once (zeroed) and fill */
+    size_t count = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        i = nl ? (size_t)(nl - s) + 1 : len;
+        count++;
+    }
     L->count = 0;
-    L->p = malloc(cap * sizeof *L->p);
-    L->n = malloc(cap * sizeof *L->n);
+    L->p = calloc(count + 1, sizeof *L->p);
+    L->n = calloc(count + 1, sizeof *L->n);
     if (!L->p || !L->n)
         return TDX_ERR_NOMEM;
     size_t i = 0;
-    while (i < len) {
+    while (i < len && L->count < count) {
         const char *nl = memchr(s + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - s) + 1 : len;
-        if (L->count == cap) {
-            cap *= 2;
-            const char **np = realloc(L->p, cap * sizeof *np);
-            if (!np)
-                return TDX_ERR_NOMEM;
-            L->p = np;
-            size_t *nn = realloc(L->n, cap * sizeof *nn);
-            if (!nn)
-                return TDX_ERR_NOMEM;
-            L->n = nn;
-        }
         L->p[L->count] = s + i;
         L->n[L->count] = end - i;
         L->count++;
@@ -199,7 +194,7 @@ tdx_status tdx_rw_diff(const char *a, size_t alen, const char *b, size_t blen, c
     char *op = NULL;
     long nops = 0;
     if (!st) {
-        op = malloc(A.count + B.count + 1);
+        op = calloc(A.count + B.count + 1, 1);
         if (!op)
             st = TDX_ERR_NOMEM;
     }
@@ -233,7 +228,7 @@ tdx_status tdx_rw_diff(const char *a, size_t alen, const char *b, size_t blen, c
         /* line numbers at start */
         long ai = 0, bi = 0;
         for (long j = 0; j < start; j++) {
-            if (op[j] != '+') // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult): myers() set op[0..nops)
+            if (op[j] != '+')
                 ai++;
             if (op[j] != '-')
                 bi++;
@@ -253,7 +248,7 @@ tdx_status tdx_rw_diff(const char *a, size_t alen, const char *b, size_t blen, c
                 ai++;
                 bi++;
             } else if (op[j] == '-') {
-                st = emit_line(out, '-', A.p[ai], A.n[ai]); // NOLINT(clang-analyzer-core.CallAndMessage): ai < A.count on a '-' op
+                st = emit_line(out, '-', A.p[ai], A.n[ai]);
                 ai++;
             } else {
                 st = emit_line(out, '+', B.p[bi], B.n[bi]);
