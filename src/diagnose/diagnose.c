@@ -68,15 +68,18 @@ tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char
             continue;
         }
         rep->state[lv] = TDX_DX_RAN;
-        /* the first deciding finding of this level (findings are added with the
-         * dominant one first) */
+        /* the deciding finding of this level with the highest confidence; on a
+         * tie the first (findings are added with the dominant one first) */
+        double best = -1;
         for (size_t i = before; i < tdx_ledger_count(ledger) && rep->decided_level < 0; i++) {
             const tdx_finding *f = tdx_ledger_at(ledger, i);
-            if (tdx_dx_decides(f, min_conf)) {
-                rep->decided_level = lv;
+            if (tdx_dx_decides(f, min_conf) && f->confidence > best) {
+                best = f->confidence;
                 rep->deciding_finding = f->id;
             }
         }
+        if (best >= 0)
+            rep->decided_level = lv;
         if (rep->decided_level >= 0 && !opts->all_levels)
             break;
     }

@@ -1,5 +1,5 @@
-/* The built-in proposer: the rewrite families the findings point to, in the
- * order of the findings (the deciding one first), each citing them. The
+/* The built-in proposer: the rewrite families the findings point to, the
+ * deciding one first, then the others by confidence, each citing them. The
  * candidates are dealt out in turns -- the first of every family, then the
  * second of every family, ... -- so that a round of a few candidates tries
  * the best guess of several families instead of the variants of one. */
@@ -48,8 +48,20 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
     const tdx_ledger *l = ctx->ledger;
     if (ctx->dx && ctx->dx->deciding_finding > 0)
         want(tdx_ledger_at(l, (size_t)ctx->dx->deciding_finding - 1)->family, fams, &nf, 32);
-    for (size_t i = 0; i < tdx_ledger_count(l); i++)
-        want(tdx_ledger_at(l, i)->family, fams, &nf, 32);
+    /* then the other findings' families, most confident first (ledger order
+     * among equals) */
+    int taken[256] = {0};
+    size_t nl = tdx_ledger_count(l) < 256 ? tdx_ledger_count(l) : 256;
+    for (;;) {
+        size_t pick = nl;
+        for (size_t i = 0; i < nl; i++)
+            if (!taken[i] && (pick == nl || tdx_ledger_at(l, i)->confidence > tdx_ledger_at(l, pick)->confidence))
+                pick = i;
+        if (pick == nl)
+            break;
+        taken[pick] = 1;
+        want(tdx_ledger_at(l, pick)->family, fams, &nf, 32);
+    }
     /* retuning is the search every diagnosis narrows; it always applies, then
      * the program order of tile grids (it yields nothing for other kernels),
      * then the same search left to the GPU as @triton.autotune */

@@ -167,8 +167,12 @@ tdx_km_val tdx_km_binop(tdx_km_ctx *c, int op, const tdx_km_val *l, const tdx_km
                     v.axis[i].mult = TDX_KM_MULT_OTHER;
         if ((l->flags & TDX_KM_V_EXPANDED) && (r->flags & TDX_KM_V_EXPANDED) && v.rank >= 3)
             v.flags |= TDX_KM_V_PROD3;
-        /* k * BLOCK_K: the loop index becomes a block index, not a window */
-        if ((l->flags & TDX_KM_V_CONSTEXPR) || (r->flags & TDX_KM_V_CONSTEXPR))
+        /* k * BLOCK_K: the loop index becomes a block index, not a window;
+         * r * n_cols: the index steps over rows of a runtime stride, not
+         * along the tile's own axis */
+        if ((l->flags & TDX_KM_V_CONSTEXPR) || (r->flags & TDX_KM_V_CONSTEXPR) ||
+            (!l->rank && (l->flags & TDX_KM_V_RUNTIME) && !l->win) ||
+            (!r->rank && (r->flags & TDX_KM_V_RUNTIME) && !r->win))
             v.win = 0;
         tdx_km_mark_epilogue(&v, l, r);
         break;

@@ -53,6 +53,76 @@ static const tdx_km_launch *km_launch(fam_task *t, const tdx_src_node *launch)
     return NULL;
 }
 
+int fam_size_value(fam_task *t, const tdx_src_node *def, const tdx_src_node *e, long long *v)
+{
+    if (!e)
+        return 0;
+    if (e->kind == TDX_SRC_NUMBER)
+        return tdx_src_int_value(t->m, e, v) == TDX_OK;
+    if (e->kind != TDX_SRC_NAME || !e->name)
+        return 0;
+    (void)km_launch(t, NULL); /* builds the model */
+    for (size_t i = 0; t->km && i < t->km->kernels.len; i++) {
+        const tdx_km_kernel *k = t->km->kernels.items[i];
+        if (k->def != def)
+            continue;
+        const tdx_km_param *p = tdx_km_param_find(k, e->name);
+        if (!p || p->kind != TDX_KM_PARAM_CONSTEXPR)
+            return 0;
+        const tdx_src_node *where = NULL;
+        for (size_t j = 0; j < k->launches.len; j++)
+            if (tdx_km_launch_constexpr(t->km, k->launches.items[j], e->name, v, &where))
+                return 1;
+        if (p->has_default_value) {
+            *v = p->default_value;
+            return 1;
+        }
+        /* an argument computed from the inputs: its value at the bench shape */
+        return fam_bench_param(t, def, e->name, v);
+    }
+    return 0;
+}
+
+/* The elements of the largest tl.arange of kernel def, or -1 when unknown. */
+long long fam_widest_arange(fam_task *t, tdx_src_node *def)
+{
+    tdx_ptrvec calls = {0};
+    fam_collect(t, def, TDX_SRC_CALL, &calls);
+    long long widest = -1;
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *c = calls.items[i];
+        if (!tdx_src_is_dotted(tdx_src_call_func(c), "tl.arange"))
+            continue;
+        long long lo = 0, hi;
+        tdx_src_node *a0 = tdx_src_call_arg(c, 0), *a1 = tdx_src_call_arg(c, 1);
+        if (!a1 || !fam_size_value(t, def, a1, &hi) || !fam_size_value(t, def, a0, &lo))
+            return -1;
+        if (hi - lo > widest)
+            widest = hi - lo;
+    }
+    return widest;
+}
+
+int fam_bench_param(fam_task *t, const tdx_src_node *def, const char *name, long long *v)
+{
+    (void)km_launch(t, NULL); /* builds the model */
+    for (size_t i = 0; t->km && name && i < t->km->kernels.len; i++) {
+        const tdx_km_kernel *k = t->km->kernels.items[i];
+        if (k->def != def)
+            continue;
+        const tdx_km_param *p = tdx_km_param_find(k, name);
+        if (!p)
+            return 0;
+        for (size_t j = 0; j < k->launches.len; j++) {
+            const tdx_km_launch *l = k->launches.items[j];
+            if (p->index >= 0 && (size_t)p->index < l->nargs && l->args[p->index] &&
+                tdx_km_bench_int(t->km, l, l->args[p->index], v))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int fam_bench_int(fam_task *t, const tdx_src_node *launch, const tdx_src_node *e, long long *v)
 {
     const tdx_km_launch *l = km_launch(t, launch);

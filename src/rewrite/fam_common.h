@@ -30,6 +30,17 @@ tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch)
  * t->launches) at the task's bench shape (tdx_km_bench_int): 1 with *v set,
  * 0 when the model cannot follow the task there. */
 int fam_bench_int(fam_task *t, const tdx_src_node *launch, const tdx_src_node *e, long long *v);
+/* The integer value of a tile size in kernel def: an integer literal, or a
+ * constexpr parameter's value at the kernel's first launch that passes it
+ * (or its default): 1 with *v set, 0 when unknown. */
+int fam_size_value(fam_task *t, const tdx_src_node *def, const tdx_src_node *e, long long *v);
+/* The value kernel def's parameter `name` takes at the bench shape, through
+ * the first launch of def whose argument for it the model can follow:
+ * 1 with *v set, 0 when unknown. */
+int fam_bench_param(fam_task *t, const tdx_src_node *def, const char *name, long long *v);
+/* The elements of the largest tl.arange of kernel def (its bounds through
+ * fam_size_value), or -1 when one is unknown. */
+long long fam_widest_arange(fam_task *t, tdx_src_node *def);
 /* The programs of a launch's grid at the bench shape, or -1. */
 long long fam_bench_grid(fam_task *t, const tdx_src_node *launch);
 /* The FUNCDEF enclosing n, or NULL. */

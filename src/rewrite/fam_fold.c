@@ -15,12 +15,19 @@
  * is masked by _tdx_live (the programs past the old grid's end), and the
  * launch runs cdiv(G, R) programs with _tdx_np = G.
  *
+ * A reduction of a tile computed from pid (a row softmax: tl.max(x, axis=0)
+ * of the program's row) reduces the new tile along its last axis instead
+ * and keeps it: tl.max(x, axis=1, keep_dims=True) is an [R, 1] column, so
+ * `x - m` and the row's stores broadcast as the scalar did. Reductions of
+ * tiles that do not depend on pid stay 1-D and are left as they are.
+ *
  * Only kernels where that broadcast is the whole story are changed: one
  * tl.program_id(0) bound to a name, straight-line code (no loop, no branch,
  * no return), 1-D tiles only (no subscripts), only element-wise tl calls
- * (no reduction, scan, dot, reshape or atomic), no helper calls, every load
- * and store at an address computed from pid, no parameter with a default;
- * and every launch of it on a 1-D grid written as a tuple. */
+ * and tl.sum / max / min / argmax / argmin over axis 0 (no scan, dot,
+ * reshape or atomic), no helper calls, every load and store at an address
+ * computed from pid, no parameter with a default; and every launch of it on
+ * a 1-D grid written as a tuple. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +39,10 @@ static const char *const elementwise[] = {
     "tl.exp", "tl.exp2", "tl.log", "tl.log2", "tl.sqrt", "tl.rsqrt", "tl.abs", "tl.sigmoid", "tl.cos",
     "tl.sin", "tl.fma", "tl.erf", "tl.floor", "tl.ceil", "tl.fdiv", "tl.div_rn", "tl.clamp", "tl.full",
     "tl.zeros", "tl.cdiv", "tl.multiple_of", "tl.max_contiguous", "tl.math.exp", "tl.math.exp2",
-    "tl.math.log", "tl.math.sqrt", "tl.math.rsqrt", "tl.math.tanh", "tl.math.erf", NULL};
+    "tl.math.log", "tl.math.sqrt", "tl.math.rsqrt", "tl.math.tanh", "tl.math.erf", "float", NULL};
+
+/* Reductions that fold along a new last axis (axis=1, keep_dims=True). */
+static const char *const reductions[] = {"tl.sum", "tl.max", "tl.min", "tl.argmax", "tl.argmin", NULL};
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -89,6 +99,19 @@ static int foldable(fam_task *t, tdx_src_node *def, tdx_src_node **pid_stmt)
             pids++;
         if (d && in_list(d, elementwise))
             continue;
+        if (d && in_list(d, reductions)) {
+            /* over axis 0 (or all of a 1-D tile), not already keeping dims */
+            tdx_src_node *c = calls.items[i];
+            tdx_src_node *ax = tdx_src_call_arg(c, 1);
+            long long a = 0;
+            if (!ax)
+                ax = tdx_src_call_kwarg(c, "axis");
+            if (!tdx_src_call_arg(c, 0) || tdx_src_call_kwarg(c, "keep_dims") || tdx_src_call_arg(c, 2) ||
+                (ax && !(ax->kind == TDX_SRC_NAME && ax->name && strcmp(ax->name, "None") == 0) &&
+                 (tdx_src_int_value(t->m, ax, &a) != TDX_OK || a != 0)))
+                return 0;
+            continue;
+        }
         /* a method of a value (x.to(...)) is element-wise; a name is a helper or a builtin */
         if (fn && fn->kind == TDX_SRC_ATTRIBUTE && fn->name && strcmp(fn->name, "to") == 0)
             continue;
@@ -188,10 +211,40 @@ static tdx_status fold_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn emi
         last = p;
     if (!last)
         return TDX_OK;
+    /* the reductions of tiles computed from pid */
+    tdx_ptrvec calls = {0}, reds = {0};
+    fam_collect(t, def, TDX_SRC_CALL, &calls);
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *c = calls.items[i];
+        char *d = tdx_src_dotted(tdx_src_call_func(c), &t->arena);
+        if (!d || !in_list(d, reductions))
+            continue;
+        int hit = 0;
+        for (int k = 0; k < nn && !hit; k++)
+            hit = fam_mentions(tdx_src_call_arg(c, 0), names[k]);
+        if (hit)
+            tdx_ptrvec_push(&t->arena, &reds, c);
+    }
     tdx_src_node *pv = tdx_src_kid(ps, TDX_SRC_R_VALUE);
-    static const int rows[] = {16, 4, 64};
+    /* R rows: tiles of about 4096 elements first, then 1024 and 16384 */
+    int rows[3] = {16, 4, 64};
+    long long w = fam_widest_arange(t, def);
+    if (w > 0) {
+        static const long long target[] = {4096, 1024, 16384};
+        for (int k = 0; k < 3; k++) {
+            int r = 2;
+            while (r < 256 && (long long)r * 2 * w <= target[k])
+                r *= 2;
+            rows[k] = r;
+        }
+    }
     tdx_status st = TDX_OK;
     for (size_t ri = 0; ri < sizeof rows / sizeof rows[0] && !st; ri++) {
+        int dup = 0;
+        for (size_t rj = 0; rj < ri; rj++)
+            dup |= rows[rj] == rows[ri];
+        if (dup)
+            continue;
         fam_edits e = {0};
         fam_edit(t, &e, last->end, last->end, ", _tdx_np, _TDX_R: tl.constexpr");
         size_t vl;
@@ -201,6 +254,14 @@ static tdx_status fold_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn emi
                                   (int)vl, vt, ps->col - 1, "", pid));
         for (size_t i = 0; i < ios.len; i++)
             mask_io(t, &e, ios.items[i]);
+        for (size_t i = 0; i < reds.len; i++) {
+            tdx_src_node *c = reds.items[i], *ax = tdx_src_call_arg(c, 1);
+            if (ax)
+                fam_edit(t, &e, ax->start, ax->end, "1");
+            else
+                fam_set_kwarg(t, &e, c, "axis", "1");
+            fam_set_kwarg(t, &e, c, "keep_dims", "True");
+        }
         for (size_t li = 0; li < launches.len; li++) {
             tdx_src_node *L = launches.items[li], *g = fam_grid_of(t, L);
             tdx_src_node *g0 = tdx_src_kid(g, TDX_SRC_R_ELT);

@@ -12,7 +12,16 @@
  * tl.max / tl.min of the block, masked lanes given the neutral value), or
  * stores at an address that depends on the loop index. Anything else (a
  * value carried from one iteration to the next, control flow, block
- * operations already in the body) leaves the loop alone. */
+ * operations already in the body) leaves the loop alone.
+ *
+ * A loop whose body also reads 1-D tiles made before it (a column sum that
+ * walks one row of BLOCK_N columns per iteration) is blocked along a new
+ * leading axis instead: the index becomes a column of R rows, `[:, None]`,
+ * every tile it meets broadcasts to R x BLOCK_N, and the accumulators add
+ * the block reduced over axis 0. One iteration then has R rows of loads in
+ * flight instead of one. That is done only in kernels whose every tile is
+ * 1-D (no subscripts, no reshapes, no dot, 1-element shapes), so that the
+ * broadcast is the whole story. */
 #include <stdio.h>
 #include <string.h>
 
@@ -129,7 +138,8 @@ enum { VMAX = 48 };
 typedef struct vloop {
     tdx_src_node *f, *def, *it;
     const char *ivar;
-    tdx_src_node *lo, *hi;
+    tdx_src_node *lo, *hi, *step;
+    int rows; /* the body reads 1-D tiles made before the loop: block along a new leading axis */
     vstmt s[VMAX];
     size_t n;
     const char *derived[VMAX + 1]; /* names that depend on the index */
@@ -158,6 +168,96 @@ static int scalar_init(const tdx_src_node *e)
     if (e->kind == TDX_SRC_NUMBER)
         return 1;
     return e->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(e), "float");
+}
+
+/* A block starting value of an accumulator: tl.zeros / tl.full (1-D in a
+ * kernel that one_d_kernel accepted). */
+static int block_init(const tdx_src_node *e)
+{
+    return e && e->kind == TDX_SRC_CALL &&
+           (tdx_src_is_dotted(tdx_src_call_func(e), "tl.zeros") ||
+            tdx_src_is_dotted(tdx_src_call_func(e), "tl.full"));
+}
+
+/* Calls and methods that make or reshape tiles of more than one axis. */
+static const char *const multi_axis[] = {
+    "tl.dot", "tl.reshape", "tl.view", "tl.trans", "tl.permute", "tl.broadcast_to", "tl.expand_dims",
+    "tl.join", "tl.split", "tl.interleave", "tl.make_block_ptr", "tl.advance", "tl.associative_scan",
+    "tl.cumsum", "tl.cumprod", "tl.reduce", "tl.sort", "tl.histogram", "tl.gather", "tl.dot_scaled",
+    NULL};
+static const char *const multi_axis_methods[] = {"reshape", "view", "trans", "permute", "expand_dims",
+                                                 "broadcast_to", "T", NULL};
+
+/* Non-zero when every tile of kernel def is 1-D: no subscript, no call that
+ * makes or reshapes a tile of more axes, tl.zeros / tl.full of one-element
+ * shapes, no helper. */
+static int one_d_kernel(fam_task *t, tdx_src_node *def)
+{
+    tdx_ptrvec subs = {0}, calls = {0}, attrs = {0};
+    fam_collect(t, def, TDX_SRC_SUBSCRIPT, &subs);
+    if (subs.len || fam_calls_any(def, multi_axis) || fam_calls_helper(t, def, NULL))
+        return 0;
+    fam_collect(t, def, TDX_SRC_ATTRIBUTE, &attrs);
+    for (size_t i = 0; i < attrs.len; i++) {
+        const tdx_src_node *a = attrs.items[i];
+        for (size_t m = 0; a->name && multi_axis_methods[m]; m++)
+            if (strcmp(a->name, multi_axis_methods[m]) == 0)
+                return 0;
+    }
+    fam_collect(t, def, TDX_SRC_CALL, &calls);
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *c = calls.items[i], *fn = tdx_src_call_func(c);
+        if (!tdx_src_is_dotted(fn, "tl.zeros") && !tdx_src_is_dotted(fn, "tl.full"))
+            continue;
+        tdx_src_node *shape = tdx_src_call_arg(c, 0);
+        if (!shape)
+            shape = tdx_src_call_kwarg(c, "shape");
+        if (!shape || ((shape->kind == TDX_SRC_TUPLE || shape->kind == TDX_SRC_LIST) &&
+                       tdx_src_count(shape, TDX_SRC_R_ELT) != 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* A loop step the blocked loop can scale: a positive integer literal, or
+ * tl.num_programs(...) directly or through a name bound once to it. */
+static int step_ok(fam_task *t, const vloop *v, tdx_src_node *step)
+{
+    long long k;
+    if (step->kind == TDX_SRC_NUMBER)
+        return tdx_src_int_value(t->m, step, &k) == TDX_OK && k > 0;
+    if (step->kind == TDX_SRC_CALL)
+        return tdx_src_is_dotted(tdx_src_call_func(step), "tl.num_programs");
+    if (step->kind != TDX_SRC_NAME || !step->name)
+        return 0;
+    tdx_ptrvec as = {0}, aug = {0};
+    fam_collect(t, v->def, TDX_SRC_ASSIGN, &as);
+    fam_collect(t, v->def, TDX_SRC_AUGASSIGN, &aug);
+    int bound = 0;
+    for (size_t i = 0; i < aug.len; i++) {
+        tdx_src_node *tg = tdx_src_kid(aug.items[i], TDX_SRC_R_TARGET);
+        if (tg && tg->kind == TDX_SRC_NAME && strcmp(tg->name, step->name) == 0)
+            return 0;
+    }
+    for (size_t i = 0; i < as.len; i++) {
+        tdx_src_node *a = as.items[i];
+        for (tdx_src_node *tg = tdx_src_next(a, TDX_SRC_R_TARGET, NULL); tg;
+             tg = tdx_src_next(a, TDX_SRC_R_TARGET, tg)) {
+            if (tg->kind != TDX_SRC_NAME || strcmp(tg->name, step->name) != 0)
+                continue;
+            tdx_src_node *val = tdx_src_kid(a, TDX_SRC_R_VALUE);
+            if (bound || tdx_src_count(a, TDX_SRC_R_TARGET) != 1 || !val || val->kind != TDX_SRC_CALL ||
+                !tdx_src_is_dotted(tdx_src_call_func(val), "tl.num_programs"))
+                return 0;
+            bound = 1;
+        }
+    }
+    /* a parameter of that name would be rebound by nothing above */
+    for (tdx_src_node *p = tdx_src_next(v->def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(v->def, TDX_SRC_R_PARAM, p))
+        if (p->name && strcmp(p->name, step->name) == 0)
+            return 0;
+    return bound;
 }
 
 /* The accumulator's last assignment before the loop, in the kernel. */
@@ -290,17 +390,20 @@ static int analyse(fam_task *t, vloop *v)
     if (!tdx_src_is_dotted(fn, "range") && !tdx_src_is_dotted(fn, "tl.range"))
         return 0;
     size_t na = tdx_src_call_nargs(v->it);
-    if (na < 1 || na > 2)
+    if (na < 1 || na > 3)
         return 0;
-    v->lo = na == 2 ? tdx_src_call_arg(v->it, 0) : NULL;
-    v->hi = tdx_src_call_arg(v->it, na - 1);
-    if (v->hi->kind == TDX_SRC_STARRED || (v->lo && v->lo->kind == TDX_SRC_STARRED))
+    v->lo = na >= 2 ? tdx_src_call_arg(v->it, 0) : NULL;
+    v->hi = tdx_src_call_arg(v->it, na == 1 ? 0 : 1);
+    v->step = na == 3 ? tdx_src_call_arg(v->it, 2) : NULL;
+    if (v->hi->kind == TDX_SRC_STARRED || (v->lo && v->lo->kind == TDX_SRC_STARRED) ||
+        (v->step && !step_ok(t, v, v->step)))
         return 0;
     v->ivar = tg->name;
     tdx_src_node *first = tdx_src_kid(f, TDX_SRC_R_BODY);
     if (!first || first->line == f->line)
         return 0; /* body on the header's line */
-    if (fam_mentions(v->hi, v->ivar) || (v->lo && fam_mentions(v->lo, v->ivar)))
+    if (fam_mentions(v->hi, v->ivar) || (v->lo && fam_mentions(v->lo, v->ivar)) ||
+        (v->step && fam_mentions(v->step, v->ivar)))
         return 0;
     /* the body: scalar statements only */
     v->n = 0;
@@ -321,8 +424,11 @@ static int analyse(fam_task *t, vloop *v)
         if (tdx_src_is_dotted(tdx_src_call_func(calls.items[i]), "tl.load") &&
             is_derived(v, tdx_src_call_arg(calls.items[i], 0)))
             loads = 1;
-    if (!loads || reads_outer_block(t, v) || fam_calls_helper(t, f, NULL))
+    if (!loads || fam_calls_helper(t, f, NULL))
         return 0; /* a helper's body is not known to be per-element */
+    v->rows = reads_outer_block(t, v);
+    if (v->rows && !one_d_kernel(t, v->def))
+        return 0;
     /* the index and the names defined in the body live in one iteration:
      * never read outside the loop, never read before their definition */
     if (count_reads(v->def, v->ivar, f) != 0)
@@ -348,7 +454,9 @@ static int analyse(fam_task *t, vloop *v)
         /* an accumulator: read nowhere else in the body, started as a scalar */
         size_t reads = count_reads(f, s->name, NULL);
         size_t own = count_reads(s->st, s->name, NULL);
-        if (reads != own || fam_mentions(s->val, s->name) || !scalar_init(init_before(t, v, s->name)))
+        tdx_src_node *init = init_before(t, v, s->name);
+        if (reads != own || fam_mentions(s->val, s->name) ||
+            !(scalar_init(init) || (v->rows && block_init(init))))
             return 0;
         for (size_t j = 0; j < v->n; j++)
             if (j != i && v->s[j].kind != VS_STORE && strcmp(v->s[j].name, s->name) == 0)
@@ -402,9 +510,18 @@ static tdx_status rewrite_loop(fam_task *t, vloop *v, int vb, tdx_rw_emit_fn emi
     const char *rng = tdx_src_is_dotted(tdx_src_call_func(v->it), "tl.range") ? "tl.range" : "range";
     tdx_src_node *first = tdx_src_kid(f, TDX_SRC_R_BODY);
     int ind = first->col - 1;
-    char *iter = tdx_arena_printf(&t->arena, "%s(%.*s, %.*s, %d)", rng, (int)ll, lo, (int)hl, hi, vb);
-    char *head = tdx_arena_printf(&t->arena, "%s = _vs + tl.arange(0, %d)\n%*s_vm = %s < (%.*s)\n%*s",
-                                  v->ivar, vb, ind, "", v->ivar, (int)hl, hi, ind, "");
+    size_t sl = 0;
+    const char *stp = v->step ? tdx_src_text(t->m, v->step, &sl) : "";
+    char *iter = v->step ? tdx_arena_printf(&t->arena, "%s(%.*s, %.*s, %d * (%.*s))", rng, (int)ll, lo,
+                                            (int)hl, hi, vb, (int)sl, stp)
+                         : tdx_arena_printf(&t->arena, "%s(%.*s, %.*s, %d)", rng, (int)ll, lo, (int)hl, hi, vb);
+    char *idx = v->step ? tdx_arena_printf(&t->arena, "_vs + tl.arange(0, %d) * (%.*s)", vb, (int)sl, stp)
+                        : tdx_arena_printf(&t->arena, "_vs + tl.arange(0, %d)", vb);
+    if (!iter || !idx)
+        return TDX_ERR_NOMEM;
+    char *head = tdx_arena_printf(&t->arena, "%s = %s%s%s\n%*s_vm = %s < (%.*s)\n%*s", v->ivar,
+                                  v->rows ? "(" : "", idx, v->rows ? ")[:, None]" : "", ind, "",
+                                  v->ivar, (int)hl, hi, ind, "");
     if (!iter || !head)
         return TDX_ERR_NOMEM;
     fam_edit(t, &e, tg->start, tg->end, "_vs");
@@ -429,9 +546,22 @@ static tdx_status rewrite_loop(fam_task *t, vloop *v, int vb, tdx_rw_emit_fn emi
     }
     const char *kn = v->def->name ? v->def->name : "kernel";
     char sum[200];
-    snprintf(sum, sizeof sum, "%s: the scalar loop over %s (line %d) runs on blocks of %d offsets",
-             kn, v->ivar, f->line, vb);
+    if (v->rows)
+        snprintf(sum, sizeof sum, "%s: the loop over %s (line %d) takes %d of its steps at once, as the "
+                 "leading axis of a 2-D block", kn, v->ivar, f->line, vb);
+    else
+        snprintf(sum, sizeof sum, "%s: the scalar loop over %s (line %d) runs on blocks of %d offsets",
+                 kn, v->ivar, f->line, vb);
     return fam_emit(t, &e, emit, ud, "vectorize-loop", sum);
+}
+
+/* Rows per iteration of a blocked loop: a block of about `elems` elements. */
+static int rows_for(long long width, long long elems)
+{
+    int r = 2;
+    while (r < 256 && (long long)r * 2 * width <= elems)
+        r *= 2;
+    return r;
 }
 
 /* The family: every qualifying loop of every kernel, two block widths each. */
@@ -452,6 +582,29 @@ tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             v.def = def;
             if (!analyse(t, &v))
                 continue;
+            if (v.rows) {
+                long long w = fam_widest_arange(t, def);
+                int r1 = w > 0 ? rows_for(w, 4096) : 32, r2 = w > 0 ? rows_for(w, 1024) : 8;
+                /* a loop of a known short trip count takes all of it at once */
+                long long lo = 0, hi, stp = 1;
+                int hi_known = fam_size_value(t, def, v.hi, &hi) ||
+                               (v.hi->kind == TDX_SRC_NAME && fam_bench_param(t, def, v.hi->name, &hi));
+                if (hi_known && (!v.lo || fam_size_value(t, def, v.lo, &lo)) &&
+                    (!v.step || fam_size_value(t, def, v.step, &stp)) && stp > 0) {
+                    long long trip = hi > lo ? (hi - lo + stp - 1) / stp : 0;
+                    if (trip < 2)
+                        continue;
+                    int p2 = 2;
+                    while (p2 < trip && p2 < 256)
+                        p2 *= 2;
+                    r1 = r1 < p2 ? r1 : p2;
+                    r2 = r2 < p2 ? r2 : p2;
+                }
+                st = rewrite_loop(t, &v, r1, emit, ud);
+                if (!st && r2 != r1)
+                    st = rewrite_loop(t, &v, r2, emit, ud);
+                continue;
+            }
             for (size_t b = 0; b < sizeof blocks / sizeof blocks[0] && !st; b++)
                 st = rewrite_loop(t, &v, blocks[b], emit, ud);
         }

@@ -132,6 +132,9 @@ tdx_tri_class tdx_tri_classify(const tdx_km_kernel *k)
                    ? (tdx_tri_class){"column-reduction", 0.8, "reduces along a strided axis"}
                    : (tdx_tri_class){"row-reduction", rows ? 0.85 : 0.6,
                                      "reduces along the contiguous axis"};
+    if (tdx_tri_serial_loop(k) && store_axes <= 1)
+        return (tdx_tri_class){"column-reduction", 0.7,
+                               "accumulates the loaded tile across a loop, one slice per iteration"};
     if (lower_rank_load || moddiv)
         return (tdx_tri_class){"broadcast", 0.8,
                                "a lower-rank operand is broadcast across the tile"};

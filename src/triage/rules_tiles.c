@@ -132,9 +132,15 @@ void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     if (k->loops.len || (k->pid_axes & ~1u) || !k->accesses.len)
         return;
-    for (size_t i = 0; i < k->ops.len; i++)
-        if (((const tdx_km_op *)k->ops.items[i])->kind != TDX_KM_OP_MATH)
-            return; /* reductions, dots, scans: folding does not apply */
+    static const char *const folds[] = {"sum", "max", "min", "argmax", "argmin", NULL};
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        int ok = op->kind == TDX_KM_OP_MATH;
+        for (size_t f = 0; !ok && op->kind == TDX_KM_OP_REDUCE && op->name && folds[f]; f++)
+            ok = strcmp(op->name, folds[f]) == 0 && op->axis <= 0 && op->input.rank <= 1;
+        if (!ok)
+            return; /* dots, scans, other reductions: folding does not apply */
+    }
     for (size_t i = 0; i < k->launches.len; i++) {
         const tdx_km_launch *l = k->launches.items[i];
         /* the largest tile any access touches, in elements */
@@ -148,7 +154,7 @@ void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k)
             }
             tile = n < 0 ? -1 : n > tile ? n : tile;
         }
-        if (tile <= 0 || tile > 256)
+        if (tile <= 0 || tile > 512)
             continue;
         char shape[96];
         long long progs = l->grid_size >= 0 ? l->grid_size : tdx_km_bench_grid(t->file, l, shape, sizeof shape);
@@ -164,5 +170,88 @@ void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k)
                                    "R times fewer programs to start");
         tdx_finding_fact(t->ledger, f, "programs", "%lld", progs);
         tdx_finding_fact(t->ledger, f, "tile_elements", "%lld", tile);
+    }
+}
+
+/* The tile axes of an address that a tl.arange feeds. */
+static int arange_axes(const tdx_km_val *v)
+{
+    int n = 0;
+    for (int i = 0; i < TDX_KM_MAXRANK; i++)
+        n += v->axis[i].mult != TDX_KM_MULT_NONE;
+    return n;
+}
+
+/* A loop step that moves the index by one step of the data, not by a block:
+ * absent, 1, tl.num_programs(...) or a name that is not a constexpr
+ * parameter (a runtime stride of a split loop). */
+static int unit_like_step(const tdx_km_kernel *k, const tdx_km_loop *lp)
+{
+    const tdx_src_node *s = lp->step;
+    if (!s || lp->step_is_one)
+        return 1;
+    if (s->kind == TDX_SRC_CALL)
+        return tdx_src_is_dotted(tdx_src_call_func(s), "tl.num_programs");
+    if (s->kind != TDX_SRC_NAME || !s->name)
+        return 0;
+    const tdx_km_param *p = tdx_km_param_find(k, s->name);
+    return !p || p->kind != TDX_KM_PARAM_CONSTEXPR;
+}
+
+void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->ops.len; i++)
+        if (((const tdx_km_op *)k->ops.items[i])->kind == TDX_KM_OP_DOT)
+            return;
+    for (size_t i = 0; i < k->accesses.len; i++) {
+        const tdx_km_access *a = k->accesses.items[i];
+        if (arange_axes(&a->addr) > 1 || (a->addr.flags & TDX_KM_V_BLOCKPTR) || a->addr.rank > 1)
+            return; /* 2-D tiles already: not this rule's kernel */
+    }
+    for (size_t li = 0; li < k->loops.len; li++) {
+        const tdx_km_loop *lp = k->loops.items[li];
+        if ((lp->kind != TDX_KM_LOOP_RANGE && lp->kind != TDX_KM_LOOP_TL_RANGE) || !lp->runtime_bound ||
+            lp->id >= TDX_KM_MAXLOOPS || !unit_like_step(k, lp))
+            continue;
+        int inner = 0;
+        for (size_t j = 0; j < k->loops.len; j++)
+            inner |= ((const tdx_km_loop *)k->loops.items[j])->parent == lp;
+        if (inner)
+            continue;
+        /* the loads the index drives: each one 1-D tile, no window, no gather */
+        const tdx_km_access *first = NULL;
+        int ok = 1;
+        for (size_t j = 0; j < k->accesses.len && ok; j++) {
+            const tdx_km_access *a = k->accesses.items[j];
+            if (a->loop != lp || a->kind != TDX_KM_LOAD || !(a->addr.loops & (1u << lp->id)))
+                continue;
+            if (arange_axes(&a->addr) != 1 || (a->addr.flags & (TDX_KM_V_WINDOW | TDX_KM_V_DATA)))
+                ok = 0;
+            else if (!first)
+                first = a;
+        }
+        if (!ok || !first)
+            continue;
+        for (size_t j = 0; j < k->launches.len; j++) {
+            const tdx_km_launch *l = k->launches.items[j];
+            long long tile = -1;
+            for (int x = 0; x < TDX_KM_MAXRANK; x++)
+                if (first->addr.axis[x].mult != TDX_KM_MULT_NONE)
+                    tile = axis_size(t, k, l, first->addr.axis[x].size);
+            if (tile <= 0 || tile > 256)
+                continue;
+            tdx_finding *f = tdx_tri_add(t, "TDX018", lp->node, 0, 0, k->name, 0.8,
+                                         "each iteration of the loop over '%s' loads one 1-D tile of %lld "
+                                         "elements per program", lp->var ? lp->var : "?", tile);
+            if (!f)
+                break;
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "one small tile in flight per iteration keeps each program "
+                                       "waiting on memory latency; taking R iterations at once as the "
+                                       "leading axis of a 2-D block puts R times more loads in flight");
+            tdx_finding_fact(t->ledger, f, "tile_elements", "%lld", tile);
+            tdx_finding_fact(t->ledger, f, "load_line", "%d", first->call->line);
+            break;
+        }
     }
 }

@@ -42,6 +42,9 @@ const tdx_km_loop *tdx_tri_serial_loop(const tdx_km_kernel *k);
 /* TDX017 (rules_tiles.c): straight-line kernels of tiles of at most 256
  * elements on a grid of at least 32 programs per SM. */
 void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX018 (rules_tiles.c): a loop that steps one row at a time through 1-D
+ * tiles of at most 256 elements at the bench shape. */
+void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

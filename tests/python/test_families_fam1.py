@@ -32,7 +32,8 @@ def rewrite(family, task, out_dir):
     ("split-k", TASKS / "bmm_fp16.py"),                      # grid axis 2 is taken
     ("split-k", DATA / "softmax.py"),
     ("single-pass-reduction", TASKS / "log_softmax_long.py"), # 50257 a row at the bench shape: over 32 K
-    ("fold-programs", TASKS / "softmax_short.py"),           # a reduction along the tile
+    ("fold-programs", TASKS / "cumsum.py"),                  # a scan along the tile
+    ("fold-programs", DATA / "softmax_rows_keepdims.py"),    # a reduction that keeps its dims already
     ("fold-programs", TASKS / "col_sum.py"),                 # a loop
     ("fold-programs", TASKS / "transpose.py"),               # 2-D tiles
     ("fold-programs", TASKS / "matmul_fp16_square.py"),      # a dot, a 2-D grid
@@ -137,3 +138,23 @@ def test_fold_programs_keeps_masks_and_masks_the_rest(tmp_path):
     assert text.count("mask=_tdx_live") == 6
     res = check_task(str(TASKS / "rope_fp16.py"), device="cpu", seeds=(0,), candidate=rope[0][0])
     assert res["ok"], res.get("error")
+
+
+def test_fold_programs_reduces_rows_along_the_new_last_axis(tmp_path):
+    """Reductions of the program's row become reductions over axis 1 that keep
+    it, so the [R, 1] result broadcasts as the scalar did; R follows the row
+    (4096 elements a tile first). Without keep_dims the candidate fails."""
+    cands = rewrite("fold-programs", DATA / "softmax_rows_short.py", tmp_path)
+    assert [s.split(":")[1].strip().split()[0] for _, s in cands] == ["32", "8", "128"]
+    text = Path(cands[0][0]).read_text()
+    assert "m = tl.max(x, axis=1, keep_dims=True)" in text
+    assert "e / tl.sum(e, axis=1, keep_dims=True)" in text
+    assert "tl.argmax(x, 1, keep_dims=True), mask=_tdx_live)" in text
+    res = check_task(str(DATA / "softmax_rows_short.py"), device="cpu", seeds=(0, 1), candidate=cands[0][0])
+    assert res["ok"], res.get("error")
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace("m = tl.max(x, axis=1, keep_dims=True)", "m = tl.max(x, axis=1)"))
+    res = check_task(str(DATA / "softmax_rows_short.py"), device="cpu", seeds=(0,), candidate=str(bad))
+    assert not res["ok"]
+    soft = rewrite("fold-programs", TASKS / "softmax_short.py", tmp_path / "s")
+    assert [s.split(":")[1].strip().split()[0] for _, s in soft] == ["16", "4", "64"]

@@ -31,10 +31,52 @@ def test_vectorize_leaves_a_carried_value_alone(tmp_path):
 
 
 def test_vectorize_leaves_block_loops_alone(tmp_path):
-    """conv1d's loops already load blocks (offsets from tl.arange, a tl.zeros
-    accumulator); the elementwise and row tasks have no scalar loop."""
-    for task in ("conv1d.py", "col_sum.py", "transpose.py", "softmax_long.py"):
+    """col_sum's loop already steps by blocks of rows, softmax_long's tiles
+    are 2-D-free but its loops step by BLOCK; transpose has no loop."""
+    for task in ("col_sum.py", "transpose.py", "softmax_long.py"):
         assert yields("vectorize-loop", TASKS / task, tmp_path) == [], task
+
+
+def test_vectorize_blocks_a_row_loop_along_a_leading_axis(tmp_path):
+    """A loop that reads one row of a 1-D tile per iteration takes R rows at
+    once: the index becomes an [R, 1] column, the accumulator adds the block
+    reduced over axis 0; R follows the tile (4096 elements, then 1024)."""
+    cands = rewrite("vectorize-loop", TASKS / "col_mean_bf16.py", tmp_path)
+    assert len(cands) == 2
+    text = Path(cands[0]).read_text()
+    assert "r = (_vs + tl.arange(0, 64))[:, None]" in text
+    assert "acc += tl.sum(tl.where(_vm, tl.load(" in text and "axis=0)" in text
+    assert "mask=_vm & (mask)" in text
+    assert "tl.arange(0, 16))[:, None]" in Path(cands[1]).read_text()
+
+
+def test_vectorize_scales_a_split_loop_step(tmp_path):
+    """A loop over every S-th row (S = tl.num_programs(2)) blocks R of its
+    steps: range(lo, hi, R * (S)), rows _vs + arange * (S)."""
+    cands = rewrite("vectorize-loop", DATA / "colmean_split.py", tmp_path)
+    text = Path(cands[0]).read_text()
+    assert "range(_tdx_pid_k, n_rows, 256 * (_tdx_split_k))" in text
+    assert "tl.arange(0, 256) * (_tdx_split_k))[:, None]" in text
+
+
+def test_vectorize_takes_a_short_known_loop_whole(tmp_path):
+    """conv2d's kw loop runs 3 times: one candidate, 4 rows (3 live)."""
+    cands = rewrite("vectorize-loop", TASKS / "conv2d.py", tmp_path)
+    assert len(cands) == 1
+    assert "kw = (_vs + tl.arange(0, 4))[:, None]" in Path(cands[0]).read_text()
+
+
+def test_vectorize_leaves_kernels_with_2d_tiles_alone(tmp_path):
+    """A row loop in a kernel that already has a 2-D tile (a subscript) is
+    not blocked: the new axis would not line up."""
+    src = (DATA / "colmean_rows.py").read_text()
+    two_d = src.replace("acc += tl.load(x_ptr + r * n_cols + cols, mask=mask, other=0.0).to(tl.float32)",
+                        "acc += tl.sum(tl.load(x_ptr + r * n_cols + cols[None, :], mask=mask[None, :], "
+                        "other=0.0).to(tl.float32), axis=0)")
+    assert two_d != src
+    p = tmp_path / "two_d.py"
+    p.write_text(two_d)
+    assert yields("vectorize-loop", p, tmp_path / "out") == []
 
 
 def test_check_rejects_a_vectorized_carried_loop(tmp_path):
