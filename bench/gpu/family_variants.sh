@@ -3,6 +3,8 @@
 # kernel by the harness's `time` verb, one line each: which variant of a
 # family (split count, rows folded, ...) should come first. Needs build/
 # carried (the candidates are written by `tritondx rewrite` on the machine).
+# A family written A+B applies A's first candidate, then every candidate of
+# B to that (two rewrites stacked, as two kept rounds would).
 #   PAIRS="split-reduction:col_mean_bf16 fold-programs:rope_fp16" bash bench/gpu/family_variants.sh
 set -u
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
@@ -14,7 +16,16 @@ for pair in $PAIRS; do
   fam=${pair%%:*}
   t=${pair#*:}
   dir="$OUT/variants/$fam-$t"
-  build/tritondx rewrite --family "$fam" --out-dir "$dir" "bench/tasks/$t.py" > "$dir.list" 2> "$dir.err"
+  src="bench/tasks/$t.py"
+  while [ "${fam#*+}" != "$fam" ]; do
+    first=${fam%%+*}
+    build/tritondx rewrite --family "$first" --out-dir "$dir-$first" "$src" > "$dir-$first.list" 2>> "$dir.err"
+    src=$(head -n 1 "$dir-$first.list" | cut -f1)
+    [ -n "$src" ] || break
+    fam=${fam#*+}
+  done
+  mkdir -p "$dir"
+  build/tritondx rewrite --family "$fam" --out-dir "$dir" "${src:-/nonexistent}" > "$dir.list" 2>> "$dir.err"
   i=0
   while IFS=$'\t' read -r cand summary; do
     i=$((i + 1))
