@@ -68,12 +68,13 @@ tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char
             continue;
         }
         rep->state[lv] = TDX_DX_RAN;
-        /* the deciding finding of this level with the highest confidence; on a
-         * tie the first (findings are added with the dominant one first) */
+        /* the deciding finding of this level: levels 1-3 add the dominant one
+         * first, so the first; level 0's rules run in a fixed order, so the
+         * most confident (the first among equals) */
         double best = -1;
         for (size_t i = before; i < tdx_ledger_count(ledger) && rep->decided_level < 0; i++) {
             const tdx_finding *f = tdx_ledger_at(ledger, i);
-            if (tdx_dx_decides(f, min_conf) && f->confidence > best) {
+            if (tdx_dx_decides(f, min_conf) && f->confidence > best && (lv == 0 || best < 0)) {
                 best = f->confidence;
                 rep->deciding_finding = f->id;
             }

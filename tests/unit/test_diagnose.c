@@ -1,0 +1,217 @@
+/* The escalation of tdx_dx_run with stand-in levels: a level runs only
+ * while no earlier one decided, max_level and all_levels bound the descent,
+ * a skipped or failed level does not stop it, and which finding decides
+ * (level 0: the most confident; levels 1-3: the first, as they add the
+ * dominant one first). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diagnose/diagnose.h"
+
+/* What a stand-in level adds: up to four findings, or a status. */
+typedef struct fake_finding {
+    const char *rule;
+    double confidence;
+    int hypothesis; /* without one, a finding does not decide */
+} fake_finding;
+
+typedef struct fake_level {
+    fake_finding f[4];
+    int n;
+    tdx_status status; /* returned instead of adding findings when set */
+    int calls;
+} fake_level;
+
+static tdx_status fake_run(void *ud, const char *task_path, const char *src, size_t len, tdx_ledger *ledger,
+                           tdx_dx_cost *cost, char *why, size_t why_len, tdx_diags *diags)
+{
+    (void)task_path;
+    (void)src;
+    (void)len;
+    (void)diags;
+    fake_level *L = ud;
+    L->calls++;
+    cost->compiles += 1;
+    if (L->status) {
+        snprintf(why, why_len, "stand-in status");
+        return L->status;
+    }
+    for (int i = 0; i < L->n; i++) {
+        tdx_finding *f = tdx_ledger_add(ledger, L->f[i].rule, "task.py", 10 + i, 1, "stand-in %s", L->f[i].rule);
+        assert_non_null(f);
+        f->confidence = L->f[i].confidence;
+        if (L->f[i].hypothesis)
+            assert_int_equal(tdx_finding_set_hypothesis(ledger, f, "because"), TDX_OK);
+    }
+    return TDX_OK;
+}
+
+typedef struct world {
+    fake_level lv[4];
+    tdx_dx_opts o;
+    tdx_ledger l;
+    tdx_dx_report rep;
+    tdx_diags d;
+} world;
+
+static void setup(world *w, int max_level)
+{
+    memset(w, 0, sizeof *w);
+    for (int i = 0; i < 4; i++) {
+        w->o.levels[i].run = fake_run;
+        w->o.levels[i].ud = &w->lv[i];
+    }
+    w->o.max_level = max_level;
+    tdx_ledger_init(&w->l);
+}
+
+static tdx_status run(world *w)
+{
+    return tdx_dx_run(&w->o, "task.py", "", 0, &w->l, &w->rep, &w->d);
+}
+
+static void finish(world *w)
+{
+    tdx_ledger_free(&w->l);
+    tdx_diags_free(&w->d);
+}
+
+/* The rule of the deciding finding, or "" when none decided. */
+static const char *decider(const world *w)
+{
+    if (w->rep.deciding_finding <= 0)
+        return "";
+    return tdx_ledger_at(&w->l, (size_t)w->rep.deciding_finding - 1)->rule->id;
+}
+
+// A deciding finding at level 0 ends the descent there.
+static void level0_decides_and_stops(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 3);
+    w.lv[0] = (fake_level){{{"TDX001", 0.8, 1}}, 1, TDX_OK, 0};
+    w.lv[1] = (fake_level){{{"TDX100", 0.9, 1}}, 1, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    assert_int_equal(w.rep.decided_level, 0);
+    assert_string_equal(decider(&w), "TDX001");
+    assert_int_equal(w.lv[1].calls, 0);
+    assert_int_equal(w.rep.state[1], TDX_DX_NOT_RUN);
+    assert_int_equal(w.rep.cost[0].compiles, 1);
+    finish(&w);
+}
+
+// Findings that do not decide (no hypothesis, low confidence, a note) let it
+// descend; the first level with a decider ends it.
+static void descends_until_a_finding_decides(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 3);
+    w.lv[0] = (fake_level){{{"TDX001", 0.9, 0}, {"TDX016", 0.5, 1}, {"TDX008", 0.9, 1}}, 3, TDX_OK, 0};
+    w.lv[1] = (fake_level){{{"TDX112", 0.9, 1}}, 1, TDX_OK, 0}; /* a note, no family */
+    w.lv[2] = (fake_level){{{"TDX202", 0.75, 1}}, 1, TDX_OK, 0};
+    w.lv[3] = (fake_level){{{"TDX304", 0.9, 1}}, 1, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    assert_int_equal(w.rep.decided_level, 2);
+    assert_string_equal(decider(&w), "TDX202");
+    assert_int_equal(w.lv[1].calls, 1);
+    assert_int_equal(w.lv[3].calls, 0);
+    finish(&w);
+}
+
+// max_level bounds the descent: nothing decided is reported as such.
+static void max_level_bounds_the_descent(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 1);
+    w.lv[0] = (fake_level){{{"TDX001", 0.5, 1}}, 1, TDX_OK, 0};
+    w.lv[1] = (fake_level){{{"TDX100", 0.5, 1}}, 1, TDX_OK, 0};
+    w.lv[2] = (fake_level){{{"TDX202", 0.9, 1}}, 1, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    assert_int_equal(w.rep.decided_level, -1);
+    assert_int_equal(w.rep.deciding_finding, 0);
+    assert_int_equal(w.lv[2].calls, 0);
+    finish(&w);
+}
+
+// all_levels runs every allowed level; the first level that decided stays the decider.
+static void all_levels_runs_them_all(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 3);
+    w.o.all_levels = 1;
+    w.lv[0] = (fake_level){{{"TDX016", 0.85, 1}}, 1, TDX_OK, 0};
+    w.lv[1] = (fake_level){{{"TDX100", 0.95, 1}}, 1, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(w.lv[i].calls, 1);
+    assert_int_equal(w.rep.decided_level, 0);
+    assert_string_equal(decider(&w), "TDX016");
+    finish(&w);
+}
+
+// Level 0 runs its rules in a fixed order: its most confident decider wins
+// (the first among equals); a higher level's first decider wins.
+static void which_finding_decides(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 0);
+    w.lv[0] = (fake_level){{{"TDX001", 0.8, 1}, {"TDX016", 0.85, 1}, {"TDX018", 0.85, 1}}, 3, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    assert_string_equal(decider(&w), "TDX016");
+    finish(&w);
+
+    setup(&w, 1);
+    w.lv[0] = (fake_level){{{"TDX001", 0.5, 1}}, 1, TDX_OK, 0};
+    w.lv[1] = (fake_level){{{"TDX109", 0.75, 1}, {"TDX100", 0.9, 1}}, 2, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    assert_int_equal(w.rep.decided_level, 1);
+    assert_string_equal(decider(&w), "TDX109");
+    finish(&w);
+}
+
+// A level that cannot run here (no GPU) or fails does not stop the descent;
+// a level-0 failure is the run's error.
+static void skipped_and_failed_levels(void **state)
+{
+    (void)state;
+    world w;
+    setup(&w, 3);
+    w.lv[1].status = TDX_ERR_UNSUPPORTED;
+    w.lv[2].status = TDX_ERR_IO;
+    w.lv[3] = (fake_level){{{"TDX304", 0.9, 1}}, 1, TDX_OK, 0};
+    assert_int_equal(run(&w), TDX_OK);
+    assert_int_equal(w.rep.state[1], TDX_DX_SKIPPED);
+    assert_int_equal(w.rep.state[2], TDX_DX_FAILED);
+    assert_string_equal(w.rep.why[2], "stand-in status");
+    assert_int_equal(w.rep.decided_level, 3);
+    finish(&w);
+
+    setup(&w, 3);
+    w.lv[0].status = TDX_ERR_PARSE;
+    assert_int_equal(run(&w), TDX_ERR_PARSE);
+    assert_int_equal(w.lv[1].calls, 0);
+    finish(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(level0_decides_and_stops),
+        cmocka_unit_test(descends_until_a_finding_decides),
+        cmocka_unit_test(max_level_bounds_the_descent),
+        cmocka_unit_test(all_levels_runs_them_all),
+        cmocka_unit_test(which_finding_decides),
+        cmocka_unit_test(skipped_and_failed_levels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
