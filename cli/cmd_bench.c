@@ -1,6 +1,7 @@
 /* tritondx bench: optimize every task of a suite and write the results table
  * (rows as JSON, the table as Markdown); or merge earlier results. */
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/file.h"
 #include "bench/bench.h"
 #include "cli.h"
 #include "diagnose/levels.h"
@@ -299,10 +301,16 @@ int tdx_cmd_bench(int argc, char **argv)
     if (!out) {
         time_t now = time(NULL);
         strftime(defout, sizeof defout, "runs/bench-%Y%m%d-%H%M%S", gmtime(&now));
-        mkdir("runs", 0755);
         out = defout;
     }
-    mkdir(out, 0755);
+    if (tdx_file_mkdirs(out) != TDX_OK) {
+        tdx_cli_error("cannot create %s: %s", out, strerror(errno));
+        for (size_t i = 0; i < nn; i++)
+            free(names[i]);
+        free(names);
+        free(fresh);
+        return TDX_EXIT_FAILED;
+    }
     /* the device's measured ceilings (cached by the harness) give each
      * timing its roofline fraction, as in optimize */
     tdx_prof_ceilings ceil;

@@ -82,21 +82,6 @@ static int write_all(tdx_rep_model *m, const char *dir, int md, int html, int js
     return rc;
 }
 
-// mkdir -p for the folders under out that a task's report goes to.
-static int make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int bad = mkdir(path, 0755) != 0 && errno != EEXIST;
-        *p = '/';
-        if (bad)
-            return -1;
-    }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 // A bench run: each task's optimize run gets its own report, which the
 // bench report links to; a task run that cannot be read is not linked.
 static int task_reports(tdx_rep_model *m, const char *dir, const char *out, int md, int html, int json,
@@ -118,7 +103,7 @@ static int task_reports(tdx_rep_model *m, const char *dir, const char *out, int 
             tdx_diags d;
             tdx_diags_init(&d);
             tdx_rep_model *t = NULL;
-            if (tdx_rep_run_load(src, &lo, &t, &d) != TDX_OK || make_dirs(dst) != 0) {
+            if (tdx_rep_run_load(src, &lo, &t, &d) != TDX_OK || tdx_file_mkdirs(dst) != TDX_OK) {
                 fprintf(stderr, "tritondx: warning: %s: no report for this task's run\n", src);
                 s->run_dirs[i] = NULL;
             } else {
@@ -200,7 +185,7 @@ int tdx_cmd_report(int argc, char **argv)
         fprintf(stderr, "tritondx: note: %s\n", m->notes[i]);
     if (!out)
         out = dir;
-    else if (!to_stdout && mkdir(out, 0755) != 0 && errno != EEXIST) {
+    else if (!to_stdout && tdx_file_mkdirs(out) != TDX_OK) {
         tdx_cli_error("cannot create %s: %s", out, strerror(errno));
         tdx_rep_run_free(m);
         return TDX_EXIT_FAILED;

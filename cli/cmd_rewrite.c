@@ -1,5 +1,6 @@
 /* tritondx rewrite: apply one built-in rewrite family to a task and write the
  * candidates it yields (a preview of what optimize would try). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,11 @@ int tdx_cmd_rewrite(int argc, char **argv)
         snprintf(defdir, sizeof defdir, "%.*s.rewrites", (int)n, task);
         dir = defdir;
     }
-    mkdir(dir, 0755);
+    if (tdx_file_mkdirs(dir) != TDX_OK) {
+        tdx_cli_error("cannot create %s: %s", dir, strerror(errno));
+        free(src);
+        return TDX_EXIT_INPUT;
+    }
     out_ud o = {dir, src, len, 0, 0, diff};
     tdx_diags d;
     tdx_diags_init(&d);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 tdx_status tdx_file_read(const char *path, size_t max, char **out, size_t *len)
@@ -99,5 +100,35 @@ tdx_status tdx_file_write(const char *path, const char *data, size_t len)
         return TDX_ERR_IO;
     }
     free(tmp);
+    return TDX_OK;
+}
+
+tdx_status tdx_file_mkdirs(const char *path)
+{
+    char buf[4096];
+    size_t n = path ? strlen(path) : 0;
+    if (n == 0 || n >= sizeof buf) {
+        errno = n ? ENAMETOOLONG : ENOENT;
+        return TDX_ERR_IO;
+    }
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int bad = mkdir(buf, 0755) != 0 && errno != EEXIST;
+        *p = '/';
+        if (bad)
+            return TDX_ERR_IO;
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return TDX_ERR_IO;
+    struct stat st;
+    if (stat(buf, &st) != 0)
+        return TDX_ERR_IO;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return TDX_ERR_IO;
+    }
     return TDX_OK;
 }

@@ -17,4 +17,8 @@ int tdx_file_is_binary(const char *data, size_t len);
 /* Write data to path atomically (temp file + rename). */
 tdx_status tdx_file_write(const char *path, const char *data, size_t len);
 
+/* Create the folder path and any missing parents (mkdir -p, mode 0755):
+ * TDX_OK when it exists afterwards, TDX_ERR_IO otherwise (errno set). */
+tdx_status tdx_file_mkdirs(const char *path);
+
 #endif

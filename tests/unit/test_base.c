@@ -94,6 +94,27 @@ static void file_roundtrip(void **state)
     remove(path);
 }
 
+// mkdir -p: parents made, an existing folder is fine, a file in the way is not.
+static void mkdirs_makes_parents(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/tdx_test_mkdirs_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char deep[256], file[256], under[300];
+    snprintf(deep, sizeof deep, "%s/a/b/c", root);
+    assert_int_equal(tdx_file_mkdirs(deep), TDX_OK);
+    assert_int_equal(tdx_file_mkdirs(deep), TDX_OK);
+    snprintf(file, sizeof file, "%s/a/f", root);
+    assert_int_equal(tdx_file_write(file, "x", 1), TDX_OK);
+    assert_int_equal(tdx_file_mkdirs(file), TDX_ERR_IO);
+    snprintf(under, sizeof under, "%s/g", file);
+    assert_int_equal(tdx_file_mkdirs(under), TDX_ERR_IO);
+    assert_int_equal(tdx_file_mkdirs(""), TDX_ERR_IO);
+    remove(file);
+    snprintf(under, sizeof under, "rm -rf '%s'", root);
+    assert_int_equal(system(under), 0);
+}
+
 static void ledger_adds_findings_with_rule_defaults(void **state)
 {
     (void)state;
@@ -124,6 +145,7 @@ int main(void)
         cmocka_unit_test(diags_collect_messages),
         cmocka_unit_test(binary_detection),
         cmocka_unit_test(file_roundtrip),
+        cmocka_unit_test(mkdirs_makes_parents),
         cmocka_unit_test(ledger_adds_findings_with_rule_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
