@@ -8,6 +8,7 @@
  * factories (or by module-level helpers that call them) with their sizes,
  * `M, K = a.shape` in launch, and the grid's triton.cdiv over the block
  * sizes the launch passes. Anything else is unknown. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,12 @@ static val *arith(ctx *c, int op, long long a, long long b)
         return __builtin_mul_overflow(a, b, &r) ? &c->unknown : mk_int(c, r);
     case TDX_OP_DSLASH:
         return a >= 0 && b > 0 ? mk_int(c, a / b) : &c->unknown;
+    case TDX_OP_PERCENT:
+        return a >= 0 && b > 0 ? mk_int(c, a % b) : &c->unknown;
+    case TDX_OP_LSHIFT: /* 1 << 20 in a bench shape */
+        return a >= 0 && b >= 0 && b < 62 && a <= (LLONG_MAX >> b) ? mk_int(c, a << b) : &c->unknown;
+    case TDX_OP_RSHIFT:
+        return a >= 0 && b >= 0 && b < 63 ? mk_int(c, a >> b) : &c->unknown;
     default:
         return &c->unknown;
     }

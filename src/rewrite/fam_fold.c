@@ -226,11 +226,11 @@ static tdx_status fold_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn emi
             tdx_ptrvec_push(&t->arena, &reds, c);
     }
     tdx_src_node *pv = tdx_src_kid(ps, TDX_SRC_R_VALUE);
-    /* R rows: tiles of about 4096 elements first, then 1024 and 16384 */
+    /* R rows: tiles of about 4096 elements first, then 1024 and 2048 */
     int rows[3] = {16, 4, 64};
     long long w = fam_widest_arange(t, def);
     if (w > 0) {
-        static const long long target[] = {4096, 1024, 16384};
+        static const long long target[] = {4096, 1024, 2048};
         for (int k = 0; k < 3; k++) {
             int r = 2;
             while (r < 256 && (long long)r * 2 * w <= target[k])

@@ -422,6 +422,24 @@ static void bench_shape_values(void **state)
     assert_false(tdx_km_bench_int(fx.file, l, l->args[2], &v));
     teardown_fx(&fx);
     free(nosh);
+    /* a shift and a remainder in the shape: (1<<12, 999) and (4096, 2>>1) */
+    char *shift = strdup(BENCH);
+    char *at = strstr(shift, "(4096, 1000)");
+    memcpy(at, "(1<<12, 999)", 12); /* as long as "(4096, 1000)" */
+    build(&fx, shift);
+    l = fx.file->launches.items[0];
+    assert_true(tdx_km_bench_int(fx.file, l, l->args[2], &v));
+    assert_int_equal(v, 4096);
+    assert_true(tdx_km_bench_int(fx.file, l, l->args[3], &v));
+    assert_int_equal(v, 2997);
+    teardown_fx(&fx);
+    memcpy(at, "(4096, 7%4) ", 12);
+    build(&fx, shift);
+    l = fx.file->launches.items[0];
+    assert_true(tdx_km_bench_int(fx.file, l, l->args[3], &v));
+    assert_int_equal(v, 9);
+    teardown_fx(&fx);
+    free(shift);
 }
 
 int main(void)
