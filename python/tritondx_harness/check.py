@@ -295,11 +295,18 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def _run_launch(launch, inputs, device, mode):
+def _run_launch(launch, inputs, device, mode, keep=None):
     """Run launch on copies of the inputs with poisoned, guarded allocations;
-    returns (outputs, guard elements it overwrote)."""
+    returns (outputs, guard elements it overwrote). With a list as keep, the
+    copies are appended to it, so that the caller holds them: a later case's
+    copies then cannot reuse their storage, and a launch that memoizes on
+    its inputs' addresses is caught by the reuse run with that reason rather
+    than by whichever case happened to land on a freed address."""
     with poisoned_allocations(mode) as guards:
-        out = launch(*_clone(inputs))
+        copies = _clone(inputs)
+        if keep is not None:
+            keep.append(copies)
+        out = launch(*copies)
     _sync(device)
     return as_outputs(out), guards.damage()
 

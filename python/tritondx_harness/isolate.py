@@ -347,15 +347,16 @@ def run_cases(cand, inputs, reuse, device):
     poison), and the in-place reuse run; returns the results frame."""
     from .check import _run_launch, _sync, poisoned_allocations
     results = []
+    held = []  # every case's input copies, alive until the reuse run is done
     for ins in inputs:
         r = {}
         try:
-            outs, damage = _run_launch(cand.launch, ins, device, "nan")
+            outs, damage = _run_launch(cand.launch, ins, device, "nan", keep=held)
             r["outputs"] = _cpu(outs)
             r["damage"] = damage
             if any(_nonfinite(o) for o in r["outputs"]):
                 # a second run with a finite poison tells unwritten from NaN
-                marker, _ = _run_launch(cand.launch, ins, device, "marker")
+                marker, _ = _run_launch(cand.launch, ins, device, "marker", keep=held)
                 r["marker"] = _cpu(marker)
         except SystemExit as e:
             r["error"] = f"the candidate called exit({e.code!r})"
@@ -380,6 +381,7 @@ def run_cases(cand, inputs, reuse, device):
                 _sync(device)
         except BaseException:  # noqa: BLE001 - the cases already say what went wrong
             reuse_out = None
+    del held
     return {"kind": "results", "cases": results, "reuse": reuse_out}
 
 

@@ -106,3 +106,26 @@ def test_the_size_cap_holds(monkeypatch):
     assert _fake(t, [0]) is not None
     assert _fake(t, [1]) is None  # 32 bytes in all, over the cap of 20
     t.close()
+
+
+def test_each_case_runs_on_copies_at_their_own_addresses():
+    """run_cases keeps every case's input copies until it is done: no case's
+    copies reuse a freed one's storage, so a launch that memoizes on its
+    inputs' addresses is caught by the reuse run (its own reason), not by
+    whichever case happened to land on a freed address. Without the copies
+    held, same-sized copies land on the same address again and again."""
+    seen = []
+
+    class Cand:
+        @staticmethod
+        def launch(x):
+            seen.append(x.data_ptr())
+            return x * 2.0
+
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.randn(4097, generator=g),) for _ in range(6)]
+    frame = isolate.run_cases(Cand, inputs, (0, 1), "cpu")
+    assert len(frame["cases"]) == 6 and all("outputs" in c for c in frame["cases"])
+    assert len(seen) == 8  # six cases, then the reuse run's two calls
+    assert len(set(seen[:7])) == 7, seen  # the reuse run's second call is on its first's tensors
+    assert seen[7] == seen[6]
