@@ -113,3 +113,19 @@ def test_check_catches_a_wrong_program_order(tmp_path):
     bad.write_text(text.replace("(_pid % (8 * _num_pid_n)) // _group_m", "(_pid % (8 * _num_pid_n)) // 8"))
     res = check_task(str(DATA / "matmul_ieee.py"), device="cpu", seeds=(0,), candidate=str(bad))
     assert not res["ok"]
+
+
+@pytest.mark.parametrize("task,first", [
+    ("matmul_fp16_square.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
+    ("bmm_fp16.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
+    ("matmul_fp16_tall_skinny.py", "tiles 128x128x64, num_warps=8, num_stages=3"),  # N = 64
+    ("matmul_fp32_square.py", "tiles 128x128x64, num_warps=8, num_stages=3"),      # 4-byte inputs
+    ("attention_fp16.py", "tiles 128x128x64, num_warps=8, num_stages=3"),          # two dots
+])
+def test_retune_puts_wide_tiles_first_for_large_16_bit_matmuls(task, first, tmp_path):
+    """A 16-bit matmul with N >= 256 and two waves of 128x256 tiles at the
+    bench shape tries that tile first (the one that won on the H200)."""
+    cands = rewrite("retune", ROOT / "bench" / "tasks" / task, tmp_path)
+    r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "s"),
+                        str(ROOT / "bench" / "tasks" / task)], capture_output=True, text=True, timeout=60)
+    assert cands and r.stdout.splitlines()[0].split("\t")[1].endswith(first), r.stdout
