@@ -25,16 +25,70 @@ static char axis_of_text(const fam_task *t, const tdx_src_node *n)
     return len ? (char)toupper((unsigned char)s[len - 1]) : 0;
 }
 
+/* The block constexpr that tiles grid axis `axis` in kernel def: the NAME
+ * multiplied by tl.program_id(axis), directly or through the name it is
+ * bound to (`pid_m = tl.program_id(0)` ... `pid_m * BLOCK_M`); NULL when
+ * none or several do. */
+static const char *block_of_pid_axis(fam_task *t, tdx_src_node *def, long long axis)
+{
+    if (!def)
+        return NULL;
+    const char *pid = NULL;
+    tdx_ptrvec as = {0}, bins = {0};
+    fam_collect(t, def, TDX_SRC_ASSIGN, &as);
+    for (size_t i = 0; i < as.len; i++) {
+        tdx_src_node *tg = tdx_src_kid(as.items[i], TDX_SRC_R_TARGET), *v = tdx_src_kid(as.items[i], TDX_SRC_R_VALUE);
+        long long a = -1;
+        tdx_src_node *arg = v && v->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id")
+                                ? tdx_src_call_arg(v, 0)
+                                : NULL;
+        if (!arg && v && v->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id"))
+            arg = tdx_src_call_kwarg(v, "axis");
+        if (arg && tg && tg->kind == TDX_SRC_NAME && tdx_src_int_value(t->m, arg, &a) == TDX_OK && a == axis) {
+            if (pid && strcmp(pid, tg->name) != 0)
+                return NULL;
+            pid = tg->name;
+        }
+    }
+    const char *found = NULL;
+    fam_collect(t, def, TDX_SRC_BINOP, &bins);
+    for (size_t i = 0; i < bins.len; i++) {
+        tdx_src_node *b = bins.items[i];
+        if (b->op != TDX_OP_STAR)
+            continue;
+        tdx_src_node *l = tdx_src_kid(b, TDX_SRC_R_LEFT), *r = tdx_src_kid(b, TDX_SRC_R_RIGHT);
+        for (int side = 0; side < 2; side++) {
+            tdx_src_node *p = side ? r : l, *q = side ? l : r;
+            long long a = -1;
+            int is_pid = p && p->kind == TDX_SRC_NAME && pid && strcmp(p->name, pid) == 0;
+            if (!is_pid && p && p->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(p), "tl.program_id") &&
+                tdx_src_call_arg(p, 0) && tdx_src_int_value(t->m, tdx_src_call_arg(p, 0), &a) == TDX_OK)
+                is_pid = a == axis;
+            if (!is_pid || !q || q->kind != TDX_SRC_NAME || !is_block_name(q->name))
+                continue;
+            if (found && strcmp(found, q->name) != 0)
+                return NULL;
+            found = q->name;
+        }
+    }
+    return found;
+}
+
 /* Rewrite the grid's literals equal to old to nv so that the launch stays
- * consistent. With several block sizes (axis != 0) only `cdiv(X, old)` whose
- * X ends in the block's axis letter is changed (BLOCK_M pairs with M). A
- * lambda grid reads meta[...] and needs nothing. */
+ * consistent. With several block sizes (block != NULL) only `cdiv(X, old)`
+ * in a grid entry that the kernel tiles by that block (its program_id axis
+ * multiplied by it) is changed, or, when the kernel does not say, one whose
+ * X ends in the block's axis letter (BLOCK_M pairs with M). A lambda grid
+ * reads meta[...] and needs nothing. */
 static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long long old,
-                          long long nv, char axis)
+                          long long nv, const char *block)
 {
     tdx_src_node *grid = fam_grid_of(t, launch);
     if (!grid || grid->kind == TDX_SRC_LAMBDA)
         return;
+    size_t bl = block ? strlen(block) : 0;
+    char axis = bl ? (char)toupper((unsigned char)block[bl - 1]) : 0;
+    tdx_src_node *def = fam_launched_kernel(t, launch);
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", nv);
     tdx_ptrvec nums = {0};
@@ -44,13 +98,24 @@ static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long 
         tdx_src_node *n = nums.items[i];
         if (tdx_src_int_value(t->m, n, &v) != TDX_OK || v != old)
             continue;
-        if (axis) {
+        if (block) {
             tdx_src_node *call = n->parent;
             if (!call || call->kind != TDX_SRC_CALL || tdx_src_call_nargs(call) != 2 ||
                 tdx_src_call_arg(call, 1) != n)
                 continue;
             tdx_src_node *x = tdx_src_call_arg(call, 0);
-            if (!x || axis_of_text(t, x) != axis)
+            /* the grid entry holding it, and the block the kernel tiles that axis by */
+            const char *tiled = NULL;
+            if (grid->kind == TDX_SRC_TUPLE) {
+                long long idx = 0;
+                for (tdx_src_node *el = tdx_src_kid(grid, TDX_SRC_R_ELT); el;
+                     el = tdx_src_next(grid, TDX_SRC_R_ELT, el), idx++)
+                    if (n->start >= el->start && n->end <= el->end) {
+                        tiled = block_of_pid_axis(t, def, idx);
+                        break;
+                    }
+            }
+            if (tiled ? strcmp(tiled, block) != 0 : (!x || axis_of_text(t, x) != axis))
                 continue;
         }
         fam_edit(t, e, n->start, n->end, buf);
@@ -91,10 +156,8 @@ static void set_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const blo
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", nv);
     fam_edit(t, e, b->lit->start, b->lit->end, buf);
-    size_t l = strlen(b->name);
-    char axis = multi && l ? (char)toupper((unsigned char)b->name[l - 1]) : 0;
     if (b->in_call)
-        retarget_grid(t, e, launch, b->v, nv, axis);
+        retarget_grid(t, e, launch, b->v, nv, multi ? b->name : NULL);
 }
 
 static const char *kname(fam_task *t, tdx_src_node *launch)

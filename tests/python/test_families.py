@@ -129,3 +129,24 @@ def test_retune_puts_wide_tiles_first_for_large_16_bit_matmuls(task, first, tmp_
     r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "s"),
                         str(ROOT / "bench" / "tasks" / task)], capture_output=True, text=True, timeout=60)
     assert cands and r.stdout.splitlines()[0].split("\t")[1].endswith(first), r.stdout
+
+
+def test_retune_follows_the_grid_axis_the_kernel_tiles(tmp_path):
+    """The grid literal that changes with a block is the one in the grid entry
+    whose program_id the kernel multiplies by that block, whatever the size
+    argument is called: cdiv(S, 64) follows BLOCK_M in attention (pid_m *
+    BLOCK_M), cdiv(n_cols, 16) follows BLOCK_N in col_argmax (pid * BLOCK_N).
+    Before, only `cdiv(M, ..)`-style names were followed and these grids kept
+    their old size (4x the programs needed, or too few)."""
+    tasks = ROOT / "bench" / "tasks"
+    cands = rewrite("retune", tasks / "attention_fp16.py", tmp_path / "a")
+    text = Path(cands[0]).read_text()
+    assert "grid = (triton.cdiv(S, 128), B * H)" in text and "BLOCK_M=128, BLOCK_N=128" in text
+    r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "c"),
+                        str(tasks / "col_argmax.py")], capture_output=True, text=True, timeout=60)
+    widened = [line.split("\t")[0] for line in r.stdout.splitlines() if "BLOCK_N 16 -> 64" in line]
+    assert widened, r.stdout
+    text = Path(widened[0]).read_text()
+    assert "col_argmax_kernel[(triton.cdiv(n_cols, 64),)]" in text and "BLOCK_N=64" in text
+    res = check_task(str(tasks / "col_argmax.py"), device="cpu", seeds=(0,), candidate=widened[0])
+    assert res["ok"], res.get("error")
