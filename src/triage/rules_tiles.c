@@ -240,7 +240,7 @@ void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
                     tile = axis_size(t, k, l, first->addr.axis[x].size);
             if (tile <= 0 || tile > 256)
                 continue;
-            tdx_finding *f = tdx_tri_add(t, "TDX018", lp->node, 0, 0, k->name, 0.8,
+            tdx_finding *f = tdx_tri_add(t, "TDX018", lp->node, 0, 0, k->name, 0.85,
                                          "each iteration of the loop over '%s' loads one 1-D tile of %lld "
                                          "elements per program", lp->var ? lp->var : "?", tile);
             if (!f)

@@ -2,16 +2,20 @@
  * while no earlier one decided, max_level and all_levels bound the descent,
  * a skipped or failed level does not stop it, and which finding decides
  * (level 0: the most confident; levels 1-3: the first, as they add the
- * dominant one first). */
+ * dominant one first). Then the built-in proposer's order on a real task:
+ * the deciding finding's family, the others by confidence, retune. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "diagnose/diagnose.h"
+#include "loop/propose.h"
 
 /* What a stand-in level adds: up to four findings, or a status. */
 typedef struct fake_finding {
@@ -203,6 +207,42 @@ static void skipped_and_failed_levels(void **state)
     finish(&w);
 }
 
+// col_mean_bf16 at level 0: TDX016 (split-reduction, 0.85) decides over
+// TDX001 (retune, 0.80, first in the ledger); TDX018 (vectorize-loop, 0.85)
+// comes before retune; a round of three candidates tries each family once.
+static void builtin_proposer_order(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../bench/tasks/col_mean_bf16.py", TDX_TEST_DATA);
+    char *src;
+    size_t len;
+    assert_int_equal(tdx_file_read(path, 1u << 20, &src, &len), TDX_OK);
+    tdx_dx_opts o;
+    memset(&o, 0, sizeof o);
+    o.levels[0].run = tdx_dx_level0;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_report rep;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_dx_run(&o, path, src, len, &l, &rep, &d), TDX_OK);
+    assert_int_equal(rep.decided_level, 0);
+    assert_string_equal(tdx_ledger_at(&l, (size_t)rep.deciding_finding - 1)->rule->id, "TDX016");
+    tdx_loop_ctx ctx = {path, src, len, &l, &rep, 1};
+    tdx_loop_cands c = {0};
+    assert_int_equal(tdx_loop_builtin_propose(NULL, &ctx, &c, &d), TDX_OK);
+    assert_true(c.len >= 3);
+    assert_string_equal(c.items[0].family, "split-reduction");
+    assert_string_equal(c.items[1].family, "vectorize-loop");
+    assert_string_equal(c.items[2].family, "retune");
+    assert_true(c.items[1].ncites >= 1);
+    tdx_loop_cands_free(&c);
+    tdx_diags_free(&d);
+    tdx_ledger_free(&l);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +252,7 @@ int main(void)
         cmocka_unit_test(all_levels_runs_them_all),
         cmocka_unit_test(which_finding_decides),
         cmocka_unit_test(skipped_and_failed_levels),
+        cmocka_unit_test(builtin_proposer_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
