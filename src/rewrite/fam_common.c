@@ -53,34 +53,38 @@ static const tdx_km_launch *km_launch(fam_task *t, const tdx_src_node *launch)
     return NULL;
 }
 
+/* The model's record of kernel def, building the model once. */
+static const tdx_km_kernel *km_kernel(fam_task *t, const tdx_src_node *def)
+{
+    (void)km_launch(t, NULL); /* builds the model */
+    for (size_t i = 0; t->km && i < t->km->kernels.len; i++) {
+        const tdx_km_kernel *k = t->km->kernels.items[i];
+        if (k->def == def)
+            return k;
+    }
+    return NULL;
+}
+
 int fam_size_value(fam_task *t, const tdx_src_node *def, const tdx_src_node *e, long long *v)
 {
     if (!e)
         return 0;
     if (e->kind == TDX_SRC_NUMBER)
         return tdx_src_int_value(t->m, e, v) == TDX_OK;
-    if (e->kind != TDX_SRC_NAME || !e->name)
+    const tdx_km_kernel *k = e->kind == TDX_SRC_NAME && e->name ? km_kernel(t, def) : NULL;
+    const tdx_km_param *p = k ? tdx_km_param_find(k, e->name) : NULL;
+    if (!p || p->kind != TDX_KM_PARAM_CONSTEXPR)
         return 0;
-    (void)km_launch(t, NULL); /* builds the model */
-    for (size_t i = 0; t->km && i < t->km->kernels.len; i++) {
-        const tdx_km_kernel *k = t->km->kernels.items[i];
-        if (k->def != def)
-            continue;
-        const tdx_km_param *p = tdx_km_param_find(k, e->name);
-        if (!p || p->kind != TDX_KM_PARAM_CONSTEXPR)
-            return 0;
-        const tdx_src_node *where = NULL;
-        for (size_t j = 0; j < k->launches.len; j++)
-            if (tdx_km_launch_constexpr(t->km, k->launches.items[j], e->name, v, &where))
-                return 1;
-        if (p->has_default_value) {
-            *v = p->default_value;
+    const tdx_src_node *where = NULL;
+    for (size_t j = 0; j < k->launches.len; j++)
+        if (tdx_km_launch_constexpr(t->km, k->launches.items[j], e->name, v, &where))
             return 1;
-        }
-        /* an argument computed from the inputs: its value at the bench shape */
-        return fam_bench_param(t, def, e->name, v);
+    if (p->has_default_value) {
+        *v = p->default_value;
+        return 1;
     }
-    return 0;
+    /* an argument computed from the inputs: its value at the bench shape */
+    return fam_bench_param(t, def, e->name, v);
 }
 
 /* The elements of the largest tl.arange of kernel def, or -1 when unknown. */
@@ -103,22 +107,22 @@ long long fam_widest_arange(fam_task *t, tdx_src_node *def)
     return widest;
 }
 
+int fam_rows_for(long long width, long long elems)
+{
+    int r = 2;
+    while (r < 256 && (long long)r * 2 * width <= elems)
+        r *= 2;
+    return r;
+}
+
 int fam_bench_param(fam_task *t, const tdx_src_node *def, const char *name, long long *v)
 {
-    (void)km_launch(t, NULL); /* builds the model */
-    for (size_t i = 0; t->km && name && i < t->km->kernels.len; i++) {
-        const tdx_km_kernel *k = t->km->kernels.items[i];
-        if (k->def != def)
-            continue;
-        const tdx_km_param *p = tdx_km_param_find(k, name);
-        if (!p)
-            return 0;
-        for (size_t j = 0; j < k->launches.len; j++) {
-            const tdx_km_launch *l = k->launches.items[j];
-            if (p->index >= 0 && (size_t)p->index < l->nargs && l->args[p->index] &&
-                tdx_km_bench_int(t->km, l, l->args[p->index], v))
-                return 1;
-        }
+    const tdx_km_kernel *k = name ? km_kernel(t, def) : NULL;
+    const tdx_km_param *p = k ? tdx_km_param_find(k, name) : NULL;
+    for (size_t j = 0; p && p->index >= 0 && j < k->launches.len; j++) {
+        const tdx_km_launch *l = k->launches.items[j];
+        if ((size_t)p->index < l->nargs && l->args[p->index] && tdx_km_bench_int(t->km, l, l->args[p->index], v))
+            return 1;
     }
     return 0;
 }

@@ -41,6 +41,9 @@ int fam_bench_param(fam_task *t, const tdx_src_node *def, const char *name, long
 /* The elements of the largest tl.arange of kernel def (its bounds through
  * fam_size_value), or -1 when one is unknown. */
 long long fam_widest_arange(fam_task *t, tdx_src_node *def);
+/* Rows R (a power of two, 2..256) that make an R x width tile of about
+ * elems elements: how many rows a folded or blocked loop takes at once. */
+int fam_rows_for(long long width, long long elems);
 /* The programs of a launch's grid at the bench shape, or -1. */
 long long fam_bench_grid(fam_task *t, const tdx_src_node *launch);
 /* The FUNCDEF enclosing n, or NULL. */

@@ -231,12 +231,8 @@ static tdx_status fold_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn emi
     long long w = fam_widest_arange(t, def);
     if (w > 0) {
         static const long long target[] = {4096, 1024, 2048};
-        for (int k = 0; k < 3; k++) {
-            int r = 2;
-            while (r < 256 && (long long)r * 2 * w <= target[k])
-                r *= 2;
-            rows[k] = r;
-        }
+        for (int k = 0; k < 3; k++)
+            rows[k] = fam_rows_for(w, target[k]);
     }
     tdx_status st = TDX_OK;
     for (size_t ri = 0; ri < sizeof rows / sizeof rows[0] && !st; ri++) {

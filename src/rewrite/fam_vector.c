@@ -555,15 +555,6 @@ static tdx_status rewrite_loop(fam_task *t, vloop *v, int vb, tdx_rw_emit_fn emi
     return fam_emit(t, &e, emit, ud, "vectorize-loop", sum);
 }
 
-/* Rows per iteration of a blocked loop: a block of about `elems` elements. */
-static int rows_for(long long width, long long elems)
-{
-    int r = 2;
-    while (r < 256 && (long long)r * 2 * width <= elems)
-        r *= 2;
-    return r;
-}
-
 /* The family: every qualifying loop of every kernel, two block widths each. */
 tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
@@ -584,7 +575,7 @@ tdx_status fam_vectorize_loop(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 continue;
             if (v.rows) {
                 long long w = fam_widest_arange(t, def);
-                int r1 = w > 0 ? rows_for(w, 4096) : 32, r2 = w > 0 ? rows_for(w, 1024) : 8;
+                int r1 = w > 0 ? fam_rows_for(w, 4096) : 32, r2 = w > 0 ? fam_rows_for(w, 1024) : 8;
                 /* a loop of a known short trip count takes all of it at once */
                 long long lo = 0, hi, stp = 1;
                 int hi_known = fam_size_value(t, def, v.hi, &hi) ||

@@ -25,6 +25,26 @@ static char axis_of_text(const fam_task *t, const tdx_src_node *n)
     return len ? (char)toupper((unsigned char)s[len - 1]) : 0;
 }
 
+/* The statement `name = tl.program_id(axis)` directly in the kernel's body. */
+static tdx_src_node *program_id_stmt(fam_task *t, tdx_src_node *def, long long axis)
+{
+    for (tdx_src_node *st = tdx_src_next(def, TDX_SRC_R_BODY, NULL); st;
+         st = tdx_src_next(def, TDX_SRC_R_BODY, st)) {
+        if (st->kind != TDX_SRC_ASSIGN || tdx_src_count(st, TDX_SRC_R_TARGET) != 1)
+            continue;
+        tdx_src_node *tg = tdx_src_kid(st, TDX_SRC_R_TARGET), *v = tdx_src_kid(st, TDX_SRC_R_VALUE);
+        if (!tg || tg->kind != TDX_SRC_NAME || !v || !tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id"))
+            continue;
+        tdx_src_node *a = tdx_src_call_arg(v, 0);
+        if (!a)
+            a = tdx_src_call_kwarg(v, "axis");
+        long long x;
+        if (a && tdx_src_int_value(t->m, a, &x) == TDX_OK && x == axis)
+            return st;
+    }
+    return NULL;
+}
+
 /* The block constexpr that tiles grid axis `axis` in kernel def: the NAME
  * multiplied by tl.program_id(axis), directly or through the name it is
  * bound to (`pid_m = tl.program_id(0)` ... `pid_m * BLOCK_M`); NULL when
@@ -33,23 +53,9 @@ static const char *block_of_pid_axis(fam_task *t, tdx_src_node *def, long long a
 {
     if (!def)
         return NULL;
-    const char *pid = NULL;
-    tdx_ptrvec as = {0}, bins = {0};
-    fam_collect(t, def, TDX_SRC_ASSIGN, &as);
-    for (size_t i = 0; i < as.len; i++) {
-        tdx_src_node *tg = tdx_src_kid(as.items[i], TDX_SRC_R_TARGET), *v = tdx_src_kid(as.items[i], TDX_SRC_R_VALUE);
-        long long a = -1;
-        tdx_src_node *arg = v && v->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id")
-                                ? tdx_src_call_arg(v, 0)
-                                : NULL;
-        if (!arg && v && v->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id"))
-            arg = tdx_src_call_kwarg(v, "axis");
-        if (arg && tg && tg->kind == TDX_SRC_NAME && tdx_src_int_value(t->m, arg, &a) == TDX_OK && a == axis) {
-            if (pid && strcmp(pid, tg->name) != 0)
-                return NULL;
-            pid = tg->name;
-        }
-    }
+    tdx_src_node *ps = program_id_stmt(t, def, axis);
+    const char *pid = ps ? tdx_src_kid(ps, TDX_SRC_R_TARGET)->name : NULL;
+    tdx_ptrvec bins = {0};
     const char *found = NULL;
     fam_collect(t, def, TDX_SRC_BINOP, &bins);
     for (size_t i = 0; i < bins.len; i++) {
@@ -450,26 +456,6 @@ static tdx_status fam_launch_passes(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     }
     st = fam_emit(t, &e, emit, ud, "remove-launch-passes", "drop .contiguous() copies in launch");
     return st;
-}
-
-/* The statement `name = tl.program_id(axis)` directly in the kernel's body. */
-static tdx_src_node *program_id_stmt(fam_task *t, tdx_src_node *def, long long axis)
-{
-    for (tdx_src_node *st = tdx_src_next(def, TDX_SRC_R_BODY, NULL); st;
-         st = tdx_src_next(def, TDX_SRC_R_BODY, st)) {
-        if (st->kind != TDX_SRC_ASSIGN || tdx_src_count(st, TDX_SRC_R_TARGET) != 1)
-            continue;
-        tdx_src_node *tg = tdx_src_kid(st, TDX_SRC_R_TARGET), *v = tdx_src_kid(st, TDX_SRC_R_VALUE);
-        if (!tg || tg->kind != TDX_SRC_NAME || !v || !tdx_src_is_dotted(tdx_src_call_func(v), "tl.program_id"))
-            continue;
-        tdx_src_node *a = tdx_src_call_arg(v, 0);
-        if (!a)
-            a = tdx_src_call_kwarg(v, "axis");
-        long long x;
-        if (a && tdx_src_int_value(t->m, a, &x) == TDX_OK && x == axis)
-            return st;
-    }
-    return NULL;
 }
 
 /* grouped-order: a 2-D grid of matmul tiles runs row by row, so consecutive

@@ -20,8 +20,7 @@ static int count_ops(const tdx_km_kernel *k, tdx_km_op_kind kind, const char *na
 
 int tdx_tri_has_dot(const tdx_km_kernel *k) { return count_ops(k, TDX_KM_OP_DOT, NULL) > 0; }
 
-// How many axes of v a tl.arange feeds.
-static int naxes(const tdx_km_val *v)
+int tdx_tri_naxes(const tdx_km_val *v)
 {
     int n = 0;
     for (int i = 0; i < TDX_KM_MAXRANK; i++)
@@ -79,13 +78,13 @@ tdx_tri_class tdx_tri_classify(const tdx_km_kernel *k)
         atomic |= a->kind == TDX_KM_ATOMIC;
         indirect |= (a->addr.flags & TDX_KM_V_DATA) != 0;
         if (a->kind != TDX_KM_LOAD) {
-            int n = naxes(&a->addr);
+            int n = tdx_tri_naxes(&a->addr);
             if ((a->addr.flags & TDX_KM_V_BLOCKPTR) && a->addr.rank > n)
                 n = a->addr.rank;
             if (n > store_axes)
                 store_axes = n;
             if ((a->value.flags & TDX_KM_V_REDUCED) && (a->value.flags & TDX_KM_V_DATA) &&
-                naxes(&a->addr) > 0)
+                tdx_tri_naxes(&a->addr) > 0)
                 norm = 1;
             if ((a->value.flags & TDX_KM_V_DOT) && (a->value.flags & TDX_KM_V_EPI))
                 epilogue = 1;
@@ -97,7 +96,7 @@ tdx_tri_class tdx_tri_classify(const tdx_km_kernel *k)
     int lower_rank_load = 0;
     for (size_t i = 0; i < k->accesses.len; i++) {
         const tdx_km_access *a = k->accesses.items[i];
-        int n = naxes(&a->addr);
+        int n = tdx_tri_naxes(&a->addr);
         if (a->kind == TDX_KM_LOAD && n > 0 && n < store_axes && !(a->addr.flags & TDX_KM_V_DATA))
             lower_rank_load = 1;
     }

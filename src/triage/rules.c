@@ -233,12 +233,7 @@ static int loop_within(const tdx_km_loop *inner, const tdx_km_loop *outer)
 // A block access: tl.arange offsets or a block pointer.
 static int is_vector_access(const tdx_km_access *a)
 {
-    if (a->addr.flags & TDX_KM_V_BLOCKPTR)
-        return 1;
-    for (int r = 0; r < TDX_KM_MAXRANK; r++)
-        if (a->addr.axis[r].mult != TDX_KM_MULT_NONE)
-            return 1;
-    return 0;
+    return (a->addr.flags & TDX_KM_V_BLOCKPTR) || tdx_tri_naxes(&a->addr) > 0;
 }
 
 /* TDX002: a loop with a runtime trip count whose body loads one element per

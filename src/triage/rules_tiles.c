@@ -173,15 +173,6 @@ void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
 }
 
-/* The tile axes of an address that a tl.arange feeds. */
-static int arange_axes(const tdx_km_val *v)
-{
-    int n = 0;
-    for (int i = 0; i < TDX_KM_MAXRANK; i++)
-        n += v->axis[i].mult != TDX_KM_MULT_NONE;
-    return n;
-}
-
 /* A loop step that moves the index by one step of the data, not by a block:
  * absent, 1, tl.num_programs(...) or a name that is not a constexpr
  * parameter (a runtime stride of a split loop). */
@@ -205,7 +196,7 @@ void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
             return;
     for (size_t i = 0; i < k->accesses.len; i++) {
         const tdx_km_access *a = k->accesses.items[i];
-        if (arange_axes(&a->addr) > 1 || (a->addr.flags & TDX_KM_V_BLOCKPTR) || a->addr.rank > 1)
+        if (tdx_tri_naxes(&a->addr) > 1 || (a->addr.flags & TDX_KM_V_BLOCKPTR) || a->addr.rank > 1)
             return; /* 2-D tiles already: not this rule's kernel */
     }
     for (size_t li = 0; li < k->loops.len; li++) {
@@ -225,7 +216,7 @@ void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
             const tdx_km_access *a = k->accesses.items[j];
             if (a->loop != lp || a->kind != TDX_KM_LOAD || !(a->addr.loops & (1u << lp->id)))
                 continue;
-            if (arange_axes(&a->addr) != 1 || (a->addr.flags & (TDX_KM_V_WINDOW | TDX_KM_V_DATA)))
+            if (tdx_tri_naxes(&a->addr) != 1 || (a->addr.flags & (TDX_KM_V_WINDOW | TDX_KM_V_DATA)))
                 ok = 0;
             else if (!first)
                 first = a;

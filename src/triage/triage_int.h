@@ -24,6 +24,9 @@ typedef struct tdx_tri_class {
 
 tdx_tri_class tdx_tri_classify(const tdx_km_kernel *k);
 
+/* How many axes of v a tl.arange feeds. */
+int tdx_tri_naxes(const tdx_km_val *v);
+
 /* Non-zero when the kernel has a tl.dot (matmul-like tiles). */
 int tdx_tri_has_dot(const tdx_km_kernel *k);
 
