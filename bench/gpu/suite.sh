@@ -15,7 +15,10 @@
 #   TASKS    shell patterns on task names without .py (default: every task)
 #   RANGE    FROM:TO, 0-based, TO exclusive, over the sorted tasks left by TASKS
 #   PART     K/N: the K-th of N near-equal parts of those tasks (after RANGE)
-#   BUDGET   optimize budget per task, seconds (checked before each round)
+#   BUDGET   optimize budget per task, seconds (checked before each round;
+#            default 60, and 60 x JOBS with JOBS > 1: the task's own check and
+#            timing come first and wait their turn on the GPU — with JOBS=8 and
+#            a budget of 60 s, 13 of 90 task runs spent it before round 1)
 #   ROUNDS, CANDS, LEVEL   rounds, candidates per round, --max-level
 #   TOTAL    wall seconds for the whole call (default 540, under the 600 s of
 #            one call); a task starts only when MIN_TASK (30) s are left, and
@@ -58,18 +61,18 @@ set -f  # TASKS holds patterns: match them against task names, never against fil
 OUT=${OUT:-/tmp/tdx-out}
 SUITE=${SUITE:-bench/tasks}
 TDX=${TDX:-build/tritondx}
-BUDGET=${BUDGET:-60}
+JOBS=${JOBS:-1}
+BUDGET=${BUDGET:-$((60 * JOBS))}
 ROUNDS=${ROUNDS:-1}
 CANDS=${CANDS:-1}
 LEVEL=${LEVEL:-0}
 TOTAL=${TOTAL:-540}
 TORCH_LIMIT=${TORCH_LIMIT:-90}
 MIN_TASK=${MIN_TASK:-30}
-TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}
+TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}  # TOTAL still ends every task
 DEVICE=${DEVICE:-cuda}
 STEP_LIMIT=${STEP_LIMIT:-120}
 TORCH_CACHE=${TORCH_CACHE-bench/results/torch-h200.json}
-JOBS=${JOBS:-1}
 if [ "$JOBS" -gt 1 ]; then
   # outside $OUT: only the results come back from there
   export TRITONDX_GPU_LOCK=${TRITONDX_GPU_LOCK:-/tmp/tdx-gpu.lock}
