@@ -1,4 +1,4 @@
-/* Level 2 rules (TDX200..TDX206): the per-op records of one kernel as
+/* Level 2 rules (TDX200..TDX207): the per-op records of one kernel as
  * launched, turned into findings at the source lines responsible, and the
  * symptom (measured at level 1, or estimated from the IR) attached to them. */
 #include <stdio.h>
@@ -172,6 +172,72 @@ static void rule_dot(l2ctx *c)
         tdx_buf_printf(&ev, "  ptx: %d %s instructions, %zu wgmma\n", d->ptx_count,
                        p == TDX_IR_DOT_MMA ? "mma.sync" : "fma.rn.f32", tdx_an__ptx_count(k, TDX_PTX_WGMMA));
         tdx_an__ev_remarks(&ev, c->k, d->loc.site.line);
+        tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
+        tdx_buf_free(&ev);
+    }
+}
+
+// TDX207: an async copy into shared memory that transposes its tile: the
+// global tile is contiguous along one axis (the blocked layout's order[0]),
+// the NVMMA shared layout along the other (transposed: the first, else the
+// last), so the lowering issues one element per cp.async.
+static void rule_transpose_copy(l2ctx *c)
+{
+    const tdx_ir_kernel *k = c->k->ir;
+    for (size_t i = 0; i < k->nmems; i++) {
+        const tdx_ir_mem *m = &k->mems[i];
+        if (!m->is_async || m->is_tma || m->ptx_count <= 0 || m->ptx_bits <= 0 || m->ptx_bits >= 128)
+            continue;
+        const tdx_ir_op *op = m->op;
+        const tdx_ir_layout *src = op->nin ? op->in_types[0].layout : NULL;
+        const tdx_ir_layout *dst = op->nout ? op->out_types[op->nout - 1].layout : NULL;
+        if (!src || !dst || src->kind != TDX_IR_LAYOUT_BLOCKED || dst->kind != TDX_IR_LAYOUT_NVMMA_SHARED ||
+            src->rank != 2)
+            continue;
+        int smem_fast = dst->transposed ? 0 : 1;
+        if (src->order[0] == smem_fast)
+            continue;
+        /* the pipeliner's prologue copies share the loop's line: one finding a line */
+        int seen = 0;
+        for (size_t j = c->first; j < tdx_ledger_count(c->l) && !seen; j++) {
+            const tdx_finding *g = tdx_ledger_at(c->l, j);
+            seen = strcmp(g->rule->id, "TDX207") == 0 && g->line == m->loc.site.line && g->col == m->loc.site.col;
+        }
+        if (seen)
+            continue;
+        int ideal = (int)((m->ptx_count * m->ptx_bits + 127) / 128);
+        const char *name = m->loc.name ? m->loc.name : NULL;
+        char what[128], msg[320];
+        snprintf(what, sizeof what, "copy %s", name ? name : "-");
+        snprintf(msg, sizeof msg,
+                 "the copy%s%s into shared memory transposes its tile: %d cp.async of %d bytes where %d of 16 "
+                 "bytes would do",
+                 name ? " of " : "", name ? name : "", m->ptx_count, m->ptx_bits / 8, ideal);
+        tdx_finding *f = add(c, "TDX207", &m->loc, what, "%s", msg);
+        if (!f)
+            return;
+        if (m->elem_bits == 32)
+            tdx_finding_set_hypothesis(c->l, f,
+                                       "the tf32 wgmma reads 32-bit operands only K-major, while this tile is "
+                                       "contiguous along its other axis in global memory; passing the tensor "
+                                       "K-major makes the copies 16 bytes wide");
+        else
+            tdx_finding_set_hypothesis(c->l, f,
+                                       "the shared layout's contiguous axis is not the global one, so each "
+                                       "thread copies one element at a time");
+        tdx_finding_fact(c->l, f, "bytes", "%d", m->ptx_bits / 8);
+        tdx_finding_fact(c->l, f, "count", "%d", m->ptx_count);
+        tdx_finding_fact(c->l, f, "elem_bits", "%d", m->elem_bits);
+        tdx_finding_fact(c->l, f, "global_order", "%d", src->order[0]);
+        tdx_finding_fact(c->l, f, "smem_transposed", "%d", dst->transposed);
+        f->expected_gain = m->elem_bits == 32 ? 2.0 : 1.25;
+        tdx_buf ev;
+        tdx_buf_init(&ev, 0);
+        tdx_an__ev_op(&ev, "ttgir", op);
+        tdx_buf_printf(&ev, "  global layout: %s\n  shared layout: %s\n", src->text ? src->text : "?",
+                       dst->text ? dst->text : "?");
+        tdx_an__ev_ptx(&ev, tdx_an__ptx_at(k, m->loc.site.line, TDX_PTX_CP_ASYNC));
+        tdx_an__ev_remarks(&ev, c->k, m->loc.site.line);
         tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
         tdx_buf_free(&ev);
     }
@@ -431,6 +497,7 @@ static void rule_summary(l2ctx *c)
     summarize(c, &parts, "TDX203", NULL, "an unpipelined loop at ");
     summarize(c, &parts, "TDX204", NULL, "spills at ");
     summarize(c, &parts, "TDX205", NULL, "int64 index math at ");
+    summarize(c, &parts, "TDX207", NULL, "transposing copies into shared memory at ");
     long insns = 0, bits = 0;
     for (size_t i = 0; i < k->nmems; i++)
         if (!k->mems[i].is_async && k->mems[i].ptx_count > 0 && k->mems[i].ptx_bits > 0) {
@@ -490,6 +557,7 @@ tdx_status tdx_an_attribute(const tdx_an_kernel *k, const tdx_an_l2opts *o, tdx_
     rule_loop(&c);
     rule_spills(&c);
     rule_i64(&c);
+    rule_transpose_copy(&c);
     rule_summary(&c);
     return TDX_OK;
 }

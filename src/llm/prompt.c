@@ -27,7 +27,10 @@ static const struct {
                         "the partial results with atomics"},
     {"single-pass-reduction", "read the data once: fuse the passes over each row (online max and "
                               "sum) and keep the row in registers when it fits"},
-    {"vectorize", "replace the scalar loop over elements with block-wide tl.arange operations"},
+    {"vectorize-loop", "replace the scalar loop over elements (or rows) with block-wide tl.arange operations"},
+    {"operand-layout", "pass the fp32 tl.dot operand K-major (a copy at launch whose K axis is contiguous): the "
+                       "tf32 wgmma reads 32-bit operands from shared memory only K-major"},
+    {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},
     {"coalesce", "re-tile so consecutive threads touch consecutive addresses on the contiguous axis"},
     {"exp2", "use exp2 with a folded log2(e) scale instead of exp"},
     {"persistent-grid", "launch one program per SM (or a few) and loop over the tiles"},

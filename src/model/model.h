@@ -275,4 +275,31 @@ long long tdx_km_bench_grid(const tdx_km_file *f, const tdx_km_launch *l, char *
  * when unknown. */
 int tdx_km_bench_int(const tdx_km_file *f, const tdx_km_launch *l, const tdx_src_node *expr, long long *v);
 
+/* ---- tl.dot operands and their layout at launch (model_operand.c) ---- */
+/* The element size of the task's inputs: make_inputs' `dtype` default
+ * (torch.float16 / bfloat16 / half: 2, float32 / float: 4); 0 when unknown. */
+int tdx_km_input_bytes(const tdx_km_file *f);
+
+/* A tl.dot operand read from a tensor whose contiguous axis, at a launch, is
+ * not the operand's K axis: the launch passes X.stride(k_dim) for the
+ * stride of the tile's K axis and X.stride(other_dim) for the other one,
+ * with k_dim < other_dim, so that X as make_inputs builds it (contiguous)
+ * walks the other axis fastest. */
+typedef struct tdx_km_mn_operand {
+    const tdx_km_op *dot;
+    int which;                   /* 0: the first operand (M x K), 1: the second (K x N) */
+    const tdx_km_access *load;   /* the tl.load that feeds it */
+    const tdx_km_launch *launch; /* the launch whose arguments show the layout */
+    const tdx_src_node *tensor;  /* the NAME that launch passes for the load's base */
+    long long k_dim, other_dim;  /* X.stride(k_dim) scales K, X.stride(other_dim) the other axis */
+} tdx_km_mn_operand;
+
+/* The operands of k's tl.dots that the tensor cores read as tf32 (fp32
+ * inputs by make_inputs, no input_precision="ieee" / allow_tf32=False, no
+ * cast to 16 bits) and that come N- or M-contiguous from memory, as above;
+ * only tensors the kernel never stores to. Fills out[0, max) and returns
+ * how many there are. */
+size_t tdx_km_mn_major_operands(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_mn_operand *out,
+                                size_t max);
+
 #endif

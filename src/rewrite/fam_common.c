@@ -53,6 +53,12 @@ static const tdx_km_launch *km_launch(fam_task *t, const tdx_src_node *launch)
     return NULL;
 }
 
+const tdx_km_file *fam_model(fam_task *t)
+{
+    (void)km_launch(t, NULL); /* builds the model */
+    return t->km;
+}
+
 /* The model's record of kernel def, building the model once. */
 static const tdx_km_kernel *km_kernel(fam_task *t, const tdx_src_node *def)
 {

@@ -24,6 +24,9 @@ typedef struct fam_task {
 tdx_status fam_open(fam_task *t, const char *path, const char *src, size_t len, tdx_diags *diags);
 void fam_close(fam_task *t);
 
+/* The kernel model of the task, built on first use; NULL when it could not
+ * be built. Owned by t (its arena). */
+const struct tdx_km_file *fam_model(fam_task *t);
 /* The kernel FUNCDEF a launch calls (by name), or NULL. */
 tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch);
 /* The integer value of expression e of the launch `launch` (a CALL of
@@ -120,5 +123,10 @@ tdx_status fam_fuse_launches(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * config list over the kernel, keyed on the launch's size arguments. */
 tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- end autotune ---- */
+
+/* ---- operand-layout (fam_layout.c) ---- */
+/* An fp32 tl.dot operand passed K-major: the launch copies the tensor so
+ * that its K axis is the contiguous one (the tf32 wgmma reads it so). */
+tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 #endif

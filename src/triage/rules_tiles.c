@@ -246,3 +246,32 @@ void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k)
         }
     }
 }
+
+/* TDX019: an fp32 dot operand whose tensor runs along M or N in memory
+ * (tdx_km_mn_major_operands): the tf32 wgmma needs it K-major, so its copy
+ * into shared memory transposes it element by element. */
+void tdx_tri_operand_layout_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_mn_operand ops[4];
+    size_t n = tdx_km_mn_major_operands(t->file, k, ops, 4);
+    for (size_t i = 0; i < n; i++) {
+        const tdx_km_mn_operand *o = &ops[i];
+        const char *x = o->tensor->name;
+        tdx_finding *f = tdx_tri_add(t, "TDX019", o->load->call, 0, 0, k->name, 0.7,
+                                     "the %s operand of tl.dot (fp32, read as tf32) comes from '%s', whose "
+                                     "stride(%lld) scales K and stride(%lld) the %s axis: it is %s-contiguous, "
+                                     "and the tf32 wgmma needs it K-major",
+                                     o->which == 0 ? "first" : "second", x, o->k_dim, o->other_dim,
+                                     o->which == 0 ? "M" : "N", o->which == 0 ? "M" : "N");
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "the copy into shared memory transposes the tile one 4-byte element at a "
+                                   "time; passing '%s' K-major makes it 16-byte copies",
+                                   x);
+        tdx_finding_fact(t->ledger, f, "tensor", "%s", x);
+        tdx_finding_fact(t->ledger, f, "operand", "%d", o->which);
+        tdx_finding_fact(t->ledger, f, "k_dim", "%lld", o->k_dim);
+        tdx_finding_fact(t->ledger, f, "other_dim", "%lld", o->other_dim);
+    }
+}

@@ -48,6 +48,9 @@ void tdx_tri_tiny_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX018 (rules_tiles.c): a loop that steps one row at a time through 1-D
  * tiles of at most 256 elements at the bench shape. */
 void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX019 (rules_tiles.c): an fp32 tl.dot operand read from a tensor that is
+ * contiguous along M or N (the tf32 wgmma needs it K-major). */
+void tdx_tri_operand_layout_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

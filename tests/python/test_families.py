@@ -55,6 +55,8 @@ CASES = [
     ("coalesce", "col_max_scalar.py"),
     ("fuse-launches", "scale_then_add.py"),
     ("fuse-launches", "bias_then_gelu.py"),
+    ("operand-layout", "matmul_fp32_ptrs.py"),
+    ("operand-layout", "matmul_fp32_grid_var.py"),
     ("autotune", "scale.py"),
     ("autotune", "matmul_grid_var.py"),
     ("autotune", "rowsum_loop.py"),

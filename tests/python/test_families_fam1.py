@@ -41,6 +41,10 @@ def rewrite(family, task, out_dir):
     ("split-reduction", TASKS / "softmax_long.py"),          # several passes
     ("split-reduction", TASKS / "matmul_fp16_small_m.py"),   # a dot: split-k's
     ("split-reduction", DATA / "col_norm_sqrt.py"),          # sqrt of a sum is not linear in it
+    ("operand-layout", TASKS / "matmul_fp16_square.py"),     # 16-bit: wgmma reads either order
+    ("operand-layout", DATA / "matmul_ieee.py"),             # ieee: no tensor cores
+    ("operand-layout", TASKS / "bmm_fp16.py"),
+    ("operand-layout", TASKS / "transpose.py"),              # no dot
 ], ids=lambda x: x if isinstance(x, str) else x.name)
 def test_family_leaves_kernel_alone(family, task, tmp_path):
     assert rewrite(family, task, tmp_path) == []
@@ -159,3 +163,16 @@ def test_fold_programs_reduces_rows_along_the_new_last_axis(tmp_path):
     assert not res["ok"]
     soft = rewrite("fold-programs", TASKS / "softmax_short.py", tmp_path / "s")
     assert [s.split(":")[1].strip().split()[0] for _, s in soft] == ["16", "4", "8"]
+
+
+def test_operand_layout_once(tmp_path):
+    """operand-layout on the fp32 bench matmul: one copy of b, K-major, just
+    before the launch; the candidate passes the check, and the family does not
+    apply to its own candidate (b is re-laid out there)."""
+    (cand, summary), = rewrite("operand-layout", TASKS / "matmul_fp32_square.py", tmp_path / "a")
+    text = Path(cand).read_text()
+    assert text.count("b = b.movedim(0, -1).contiguous().movedim(-1, 0)\n    matmul_kernel[grid]") == 1, text
+    assert "b passed K-major" in summary
+    res = check_task(str(TASKS / "matmul_fp32_square.py"), device="cpu", seeds=(0,), candidate=cand)
+    assert res["ok"], res.get("error")
+    assert rewrite("operand-layout", cand, tmp_path / "b") == []

@@ -1,0 +1,87 @@
+/* operand-layout: an fp32 tl.dot operand passed K-major.
+ *
+ * tl.dot on fp32 inputs runs as tf32, and Hopper's wgmma reads 32-bit
+ * operands from shared memory only K-major. B of A @ B in row-major order is
+ * N-contiguous, so the copy of each B tile into shared memory transposes it,
+ * one 4-byte cp.async per element instead of one 16-byte copy per four. The
+ * kernel reads its operands through strides it is given; the launch can hand
+ * it a copy whose K axis is the contiguous one:
+ *
+ *     b = b.movedim(0, -1).contiguous().movedim(-1, 0)
+ *
+ * just before the launch statement (same shape, strides (1, K); the JIT then
+ * specializes stride_bk == 1 as a constant, and the copies become 16 bytes).
+ * The copy costs one read and one write of the tensor per call, inside the
+ * timed launch.
+ *
+ * Which operands: tdx_km_mn_major_operands (model_operand.c) — fp32 inputs,
+ * no ieee precision, the tile's K axis scaled by X.stride(i) and the other by
+ * X.stride(j), i < j, for a tensor X passed by name that the kernel never
+ * stores to. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "rewrite/fam_common.h"
+
+/* The statement that holds node n (a child of a block), or NULL. */
+static const tdx_src_node *statement_of(const tdx_src_node *n)
+{
+    while (n && n->parent) {
+        if (n->role == TDX_SRC_R_BODY || n->role == TDX_SRC_R_ORELSE)
+            return n;
+        n = n->parent;
+    }
+    return NULL;
+}
+
+tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud)
+{
+    const tdx_km_file *f = fam_model(t);
+    if (!f)
+        return TDX_OK;
+    tdx_status st = TDX_OK;
+    for (size_t i = 0; i < f->kernels.len && !st; i++) {
+        const tdx_km_kernel *k = f->kernels.items[i];
+        tdx_km_mn_operand ops[4];
+        size_t n = tdx_km_mn_major_operands(f, k, ops, 4);
+        fam_edits e = {0};
+        char sum[256] = "";
+        size_t used = 0;
+        for (size_t j = 0; j < n; j++) {
+            const tdx_km_mn_operand *o = &ops[j];
+            const tdx_src_node *s = statement_of(o->launch->call);
+            if (!s || s->parent != o->launch->scope)
+                continue; /* only a launch written straight in its function's body */
+            size_t ls = s->start;
+            while (ls > 0 && t->src[ls - 1] != '\n')
+                ls--;
+            int blank = 1;
+            for (size_t p = ls; p < s->start; p++)
+                blank &= t->src[p] == ' ' || t->src[p] == '\t';
+            if (!blank)
+                continue;
+            /* one copy per tensor, even when both operands come from it */
+            int dup = 0;
+            for (size_t q = 0; q < j; q++)
+                dup |= strcmp(ops[q].tensor->name, o->tensor->name) == 0;
+            if (dup)
+                continue;
+            const char *x = o->tensor->name;
+            char line[512];
+            snprintf(line, sizeof line, "%.*s%s = %s.movedim(%lld, -1).contiguous().movedim(-1, %lld)\n",
+                     (int)(s->start - ls), t->src + ls, x, x, o->k_dim, o->k_dim);
+            fam_edit(t, &e, ls, ls, line);
+            used += (size_t)snprintf(sum + used, used < sizeof sum ? sizeof sum - used : 0, "%s%s", used ? ", " : "", x);
+            if (used >= sizeof sum)
+                used = sizeof sum - 1;
+        }
+        if (!e.n)
+            continue;
+        char summary[384];
+        snprintf(summary, sizeof summary, "%s: %s passed K-major (one copy at launch) for the tf32 dot",
+                 k->name ? k->name : "kernel", sum);
+        st = fam_emit(t, &e, emit, ud, "operand-layout", summary);
+    }
+    return st;
+}
