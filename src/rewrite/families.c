@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "rewrite/fam_common.h"
 
 /* Non-zero when a keyword name looks like a block-size constexpr. */
@@ -175,26 +176,11 @@ static const char *kname(fam_task *t, tdx_src_node *launch)
 /* retune: block sizes, num_warps and num_stages at each launch site. Small
  * blocks leave too few bytes in flight per SM; Hopper's wgmma wants tiles of
  * at least 64 rows and num_warps a multiple of 4 (AccelerateMatmul.cpp). */
-/* Bytes per element of the task's inputs, from make_inputs' dtype default
- * (torch.float16 / bfloat16 / half: 2, float32 / float: 4); 0 when unknown. */
-static int input_bytes(const fam_task *t)
+/* Bytes per element of the task's inputs (tdx_km_input_bytes): 2, 4, or 0
+ * when unknown. */
+static int input_bytes(fam_task *t)
 {
-    for (tdx_src_node *d = tdx_src_kid(t->m->root, TDX_SRC_R_BODY); d;
-         d = tdx_src_next(t->m->root, TDX_SRC_R_BODY, d)) {
-        if (d->kind != TDX_SRC_FUNCDEF || !d->name || strcmp(d->name, "make_inputs") != 0)
-            continue;
-        for (tdx_src_node *p = tdx_src_next(d, TDX_SRC_R_PARAM, NULL); p; p = tdx_src_next(d, TDX_SRC_R_PARAM, p)) {
-            tdx_src_node *v = p->name && strcmp(p->name, "dtype") == 0 ? tdx_src_kid(p, TDX_SRC_R_DEFAULT) : NULL;
-            if (!v)
-                continue;
-            if (tdx_src_is_dotted(v, "torch.float16") || tdx_src_is_dotted(v, "torch.bfloat16") ||
-                tdx_src_is_dotted(v, "torch.half"))
-                return 2;
-            if (tdx_src_is_dotted(v, "torch.float32") || tdx_src_is_dotted(v, "torch.float"))
-                return 4;
-        }
-    }
-    return 0;
+    return tdx_km_input_bytes(fam_model(t));
 }
 
 static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
