@@ -122,6 +122,7 @@ typedef enum tdx_an_predict {
     TDX_AN_PRED_DOT_WGMMA, /* the dot becomes wgmma */
     TDX_AN_PRED_PIPELINED, /* the loop is pipelined */
     TDX_AN_PRED_NO_SPILLS, /* spills drop to zero */
+    TDX_AN_PRED_COPY_WIDE, /* the async copies at the line get 16 bytes wide */
 } tdx_an_predict;
 
 /* One hypothesis about a level 2 finding, with the single change that

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "analyze/an_int.h"
+#include "base/arena.h"
+#include "model/model.h"
+#include "source/ast.h"
 
 // A plan for one finding, with its location.
 static tdx_an_plan *new_plan(tdx_an_plan *out, size_t *n, size_t max, const tdx_finding *f,
@@ -425,6 +428,68 @@ static void plan_i64(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
              ul && ua ? "; " : "", ua ? "an int argument specialized as i64" : "");
 }
 
+// Plan for a transposing copy (TDX207): the source names the operand whose
+// tensor runs along M or N (tdx_km_mn_major_operands); the counterfactual
+// passes it K-major with one copy on the launch's line, and predicts the
+// copies at the finding's line get 16 bytes wide.
+static void plan_copy(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
+                      tdx_an_plan *out, size_t *n, size_t max)
+{
+    if (!src)
+        return;
+    tdx_arena a;
+    tdx_arena_init(&a, 0);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_src_module *m = NULL;
+    tdx_km_file *km = NULL;
+    if (tdx_src_parse(f->file, src, len, &a, &d, &m) == TDX_OK && tdx_km_build(m, &a, &km) == TDX_OK) {
+        for (size_t i = 0; i < km->kernels.len; i++) {
+            const tdx_km_kernel *kk = km->kernels.items[i];
+            if (!kk->name || strcmp(kk->name, k->name) != 0)
+                continue;
+            tdx_km_mn_operand ops[4];
+            size_t no = tdx_km_mn_major_operands(km, kk, ops, 4);
+            for (size_t j = 0; j < no; j++) {
+                const tdx_km_mn_operand *o = &ops[j];
+                if (o->load->call->line != f->line)
+                    continue;
+                /* the launch must be a statement of its own: `kernel[grid](...)` */
+                const tdx_src_node *call = o->launch->call, *fn = tdx_src_call_func(call);
+                if (!call->parent || call->parent->kind != TDX_SRC_EXPR_STMT || !fn || fn->line != call->line)
+                    break;
+                size_t fl;
+                const char *ft = tdx_src_text(m, fn, &fl);
+                tdx_an_plan *p = new_plan(out, n, max, f, "TDX312", TDX_AN_PRED_COPY_WIDE);
+                if (!p || !ft || fl + 1 >= sizeof p->edit_from)
+                    break;
+                const char *x = o->tensor->name;
+                snprintf(p->title, sizeof p->title, "'%s' is %s-contiguous; the tf32 wgmma needs it K-major", x,
+                         o->which == 0 ? "M" : "N");
+                snprintf(p->cause, sizeof p->cause,
+                         "the launch passes %s.stride(%lld) for K and %s.stride(%lld) for the other axis of a "
+                         "contiguous tensor; wgmma reads 32-bit operands only K-major, so the NVMMA shared "
+                         "layout is the transpose of the global tile and each cp.async moves one element",
+                         x, o->k_dim, x, o->other_dim);
+                snprintf(p->change, sizeof p->change, "%s passed K-major (%s.movedim(%lld, -1).contiguous()...)", x,
+                         x, o->k_dim);
+                p->edit_line = call->line;
+                snprintf(p->edit_from, sizeof p->edit_from, "%.*s", (int)fl, ft);
+                snprintf(p->edit_to, sizeof p->edit_to, "%s = %s.movedim(%lld, -1).contiguous().movedim(-1, %lld); %.*s",
+                         x, x, o->k_dim, o->k_dim, (int)fl, ft);
+                if (strlen(p->edit_to) + 1 >= sizeof p->edit_to) {
+                    p->edit_line = 0; /* too long to write: not tested */
+                    p->predict = TDX_AN_PRED_NONE;
+                }
+                break;
+            }
+            break;
+        }
+    }
+    tdx_diags_free(&d);
+    tdx_arena_free(&a);
+}
+
 // Merge a plan into an earlier one with the same change on the same kernel.
 static int merge(tdx_an_plan *out, size_t n)
 {
@@ -471,6 +536,8 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
             plan_spills(f, k, out, &n, max);
         else if (strcmp(r, "TDX205") == 0)
             plan_i64(f, k, out, &n, max);
+        else if (strcmp(r, "TDX207") == 0)
+            plan_copy(f, k, src, len, out, &n, max);
         if (n > before && merge(out, n))
             n--;
     }

@@ -26,6 +26,23 @@ static int vec_at(const tdx_an_kernel *k, int line, int store, const tdx_ir_mem 
     return v;
 }
 
+// The narrowest cp.async (bits) of the async copies at a line, and one of them.
+static int copy_bits_at(const tdx_an_kernel *k, int line, const tdx_ir_mem **which)
+{
+    int bits = 0;
+    *which = NULL;
+    for (size_t i = 0; k && i < k->ir->nmems; i++) {
+        const tdx_ir_mem *m = &k->ir->mems[i];
+        if (m->loc.site.line != line || !m->is_async || m->is_tma || m->ptx_bits <= 0)
+            continue;
+        if (!*which || m->ptx_bits < bits) {
+            bits = m->ptx_bits;
+            *which = m;
+        }
+    }
+    return bits;
+}
+
 static tdx_ir_dot_path dot_path(const tdx_ir_dot *d)
 {
     if (!d)
@@ -75,6 +92,16 @@ static void side(tdx_buf *ev, const tdx_an_plan *p, const tdx_an_kernel *k, cons
                     tdx_an__ev_op(ev, "ttgir", k->ir->mems[i].op);
                     break;
                 }
+        }
+        break;
+    }
+    case TDX_AN_PRED_COPY_WIDE: {
+        const tdx_ir_mem *m;
+        int bits = copy_bits_at(k, p->line, &m);
+        if (m) {
+            tdx_an__ev_op(ev, "ttgir", m->op);
+            tdx_an__ev_ptx(ev, tdx_an__ptx_at(k->ir, p->line, TDX_PTX_CP_ASYNC));
+            tdx_buf_printf(ev, "  %d cp.async of %d bytes at the line\n", m->ptx_count, bits / 8);
         }
         break;
     }
@@ -139,6 +166,14 @@ int tdx_an_check(const tdx_an_plan *p, const tdx_an_kernel *before, const tdx_an
         ok = after->ir->res && a == 0;
         snprintf(result, result_len, "spills %d B -> %d B, registers %d -> %d", b, a,
                  before->ir->res ? before->ir->res->registers : 0, after->ir->res ? after->ir->res->registers : 0);
+        break;
+    }
+    case TDX_AN_PRED_COPY_WIDE: {
+        const tdx_ir_mem *mb, *ma;
+        int b = copy_bits_at(before, p->line, &mb), a = copy_bits_at(after, p->line, &ma);
+        ok = ma && a >= 128 && a > b;
+        snprintf(result, result_len, "copies %d -> %d bytes (%d -> %d cp.async at the line)", b / 8, a / 8,
+                 mb ? mb->ptx_count : 0, ma ? ma->ptx_count : 0);
         break;
     }
     case TDX_AN_PRED_NONE:

@@ -1,5 +1,6 @@
 /* Level 3 proofs through the real harness (part b): num_warps and wgmma,
- * num_stages and pipelining, num_warps and spills, tl.range stages. */
+ * num_stages and pipelining, num_warps and spills, tl.range stages, an
+ * fp32 dot operand passed K-major. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +95,22 @@ static void test_smem_limit(void **state)
     tdx_ledger_free(&l);
 }
 
+// A tf32 operand read N-contiguous: the copy into its K-major shared layout
+// moves 4 bytes at a time; passed K-major (one copy on the launch's line) the
+// copies are 16 bytes wide.
+static void test_operand_k_major(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("tf32_rowmajor_b", "TDX312", 1, &l, &cost);
+    expect_proven(f, &l, "of 4 bytes at the line", "of 16 bytes at the line");
+    assert_string_equal(tdx_finding_get_fact(f, "result"), "copies 4 -> 16 bytes (48 -> 12 cp.async at the line)");
+    assert_string_equal(f->rule->family, "operand-layout");
+    tdx_ledger_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +119,7 @@ int main(void)
         cmocka_unit_test(test_spills_warps),
         cmocka_unit_test(test_range_stages),
         cmocka_unit_test(test_smem_limit),
+        cmocka_unit_test(test_operand_k_major),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
