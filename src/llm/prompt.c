@@ -28,6 +28,8 @@ static const struct {
     {"single-pass-reduction", "read the data once: fuse the passes over each row (online max and "
                               "sum) and keep the row in registers when it fits"},
     {"vectorize-loop", "replace the scalar loop over elements (or rows) with block-wide tl.arange operations"},
+    {"block-outputs", "give each program R outputs along the grid axis whose programs reload the same tiles "
+                      "(R output channels of a convolution), loading the shared tile once for all R"},
     {"operand-layout", "pass the fp32 tl.dot operand K-major (a copy at launch whose K axis is contiguous): the "
                        "tf32 wgmma reads 32-bit operands from shared memory only K-major"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},

@@ -87,6 +87,12 @@ tdx_status fam_split_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* R programs of a 1-D grid folded into one, every tile gaining a leading
  * axis of R rows (fam_fold.c). */
 tdx_status fam_fold_programs(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* Mask tl.load / tl.store call c with _tdx_live: `(mask) & _tdx_live`, or a
+ * mask= keyword when it has none (fam_fold.c). */
+void fam_mask_live(fam_task *t, fam_edits *e, tdx_src_node *c);
+/* R programs along one axis of a multi-axis grid in one program, for a
+ * kernel whose other tiles do not depend on that axis (fam_block.c). */
+tdx_status fam_block_outputs(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- end single-pass-reduction and split-k ---- */
 /* ---- vectorize-loop, persistent-grid, coalesce, fuse-launches ---- */
 

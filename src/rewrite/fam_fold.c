@@ -166,8 +166,7 @@ static int addresses_follow_pid(fam_task *t, tdx_src_node *def, const char **nam
     return ios->len > 0;
 }
 
-/* Mask each load / store with _tdx_live. */
-static void mask_io(fam_task *t, fam_edits *e, tdx_src_node *c)
+void fam_mask_live(fam_task *t, fam_edits *e, tdx_src_node *c)
 {
     int store = tdx_src_is_dotted(tdx_src_call_func(c), "tl.store");
     tdx_src_node *m = tdx_src_call_arg(c, store ? 2 : 1);
@@ -249,7 +248,7 @@ static tdx_status fold_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn emi
                  tdx_arena_printf(&t->arena, "%.*s * _TDX_R + tl.arange(0, _TDX_R)[:, None]\n%*s_tdx_live = %s < _tdx_np",
                                   (int)vl, vt, ps->col - 1, "", pid));
         for (size_t i = 0; i < ios.len; i++)
-            mask_io(t, &e, ios.items[i]);
+            fam_mask_live(t, &e, ios.items[i]);
         for (size_t i = 0; i < reds.len; i++) {
             tdx_src_node *c = reds.items[i], *ax = tdx_src_call_arg(c, 1);
             if (ax)

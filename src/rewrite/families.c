@@ -537,6 +537,7 @@ static const tdx_rw_family families[] = {
     {"persistent-grid", "a launch on a 1-D grid (or a 2-D grid of a tl.dot kernel) of a kernel with no early return", fam_persistent_grid},
     {"coalesce", "a program owning one index of the contiguous axis, walking a block of the strided one", fam_coalesce},
     {"fuse-launches", "consecutive launches on one 1-D grid, the second reading element-wise a tensor only the first writes", fam_fuse_launches},
+    {"block-outputs", "a tl.program_id(1 or 2) that picks scalar loads and the output, beside loop tiles that do not depend on it", fam_block_outputs},
     {"operand-layout", "an fp32 tl.dot operand read through X.stride(i) for K and X.stride(j), j > i, of a tensor passed by name", fam_operand_layout},
     {"autotune", "a kernel launch with block-size constexprs whose grid reads them only as literals or names", fam_autotune},
 };

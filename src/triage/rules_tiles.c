@@ -275,3 +275,61 @@ void tdx_tri_operand_layout_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "other_dim", "%lld", o->other_dim);
     }
 }
+
+/* TDX020: a grid axis whose programs each pick scalar loads and their own
+ * output, while the tiles loaded in the kernel's loop do not depend on it:
+ * every program along the axis loads the same tiles again (a direct
+ * convolution with one program per output channel). */
+void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    for (size_t i = 0; i < k->ops.len; i++)
+        if (((const tdx_km_op *)k->ops.items[i])->kind == TDX_KM_OP_DOT)
+            return;
+    for (int axis = 1; axis <= 2; axis++) {
+        uint32_t bit = 1u << axis;
+        if (!(k->pid_addr & bit))
+            continue;
+        const tdx_km_access *shared = NULL;
+        int ok = 1, stores = 0;
+        for (size_t i = 0; i < k->accesses.len && ok; i++) {
+            const tdx_km_access *a = k->accesses.items[i];
+            int picked = (a->addr.pids & bit) != 0;
+            if (a->kind == TDX_KM_ATOMIC || (a->kind == TDX_KM_STORE && !picked))
+                ok = 0; /* an atomic, or a store every program along the axis makes */
+            else if (a->kind == TDX_KM_STORE)
+                stores++;
+            else if (picked)
+                ok = a->addr.rank == 0 && tdx_tri_naxes(&a->addr) == 0; /* a scalar it picks */
+            else if (a->loop && tdx_tri_naxes(&a->addr) >= 1 && !shared)
+                shared = a;
+        }
+        if (!ok || !shared || !stores)
+            continue;
+        for (size_t j = 0; j < k->launches.len; j++) {
+            const tdx_km_launch *l = k->launches.items[j];
+            const tdx_src_node *g = l->grid_def;
+            if (!g || g->kind != TDX_SRC_TUPLE)
+                continue;
+            const tdx_src_node *e = tdx_src_kid(g, TDX_SRC_R_ELT);
+            for (int x = 0; x < axis && e; x++)
+                e = tdx_src_next(g, TDX_SRC_R_ELT, e);
+            long long n = 0;
+            if (!e || !tdx_km_bench_int(t->file, l, e, &n) || n < 8)
+                continue;
+            tdx_finding *f = tdx_tri_add(t, "TDX020", shared->call, 0, 0, k->name, 0.8,
+                                         "the %lld programs along grid axis %d each load this tile again: it "
+                                         "does not depend on program_id(%d), which only picks scalar loads and "
+                                         "the output",
+                                         n, axis, axis);
+            if (!f)
+                return;
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "each element is read %lld times and each multiply-add waits on a load; "
+                                       "R programs folded into one load the tile once for R outputs",
+                                       n);
+            tdx_finding_fact(t->ledger, f, "programs", "%lld", n);
+            tdx_finding_fact(t->ledger, f, "axis", "%d", axis);
+            return;
+        }
+    }
+}

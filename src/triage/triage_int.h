@@ -51,6 +51,9 @@ void tdx_tri_thin_loop_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX019 (rules_tiles.c): an fp32 tl.dot operand read from a tensor that is
  * contiguous along M or N (the tf32 wgmma needs it K-major). */
 void tdx_tri_operand_layout_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX020 (rules_tiles.c): programs along grid axis 1 or 2 that reload the
+ * same loop tiles, each for one output (block-outputs). */
+void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

@@ -55,6 +55,8 @@ CASES = [
     ("coalesce", "col_max_scalar.py"),
     ("fuse-launches", "scale_then_add.py"),
     ("fuse-launches", "bias_then_gelu.py"),
+    ("block-outputs", ROOT / "bench" / "tasks" / "conv1d.py"),
+    ("block-outputs", ROOT / "bench" / "tasks" / "conv2d.py"),
     ("operand-layout", "matmul_fp32_ptrs.py"),
     ("operand-layout", ROOT / "bench" / "tasks" / "matmul_fp32_square.py"),
     ("autotune", "scale.py"),

@@ -45,6 +45,10 @@ def rewrite(family, task, out_dir):
     ("operand-layout", DATA / "matmul_ieee.py"),             # ieee: no tensor cores
     ("operand-layout", TASKS / "bmm_fp16.py"),
     ("operand-layout", TASKS / "transpose.py"),              # no dot
+    ("block-outputs", TASKS / "matmul_fp16_square.py"),      # a dot: 2-D tiles
+    ("block-outputs", TASKS / "col_sum.py"),                 # a 1-D grid
+    ("block-outputs", TASKS / "rope_fp16.py"),
+    ("block-outputs", TASKS / "embedding_fp16.py"),
 ], ids=lambda x: x if isinstance(x, str) else x.name)
 def test_family_leaves_kernel_alone(family, task, tmp_path):
     assert rewrite(family, task, tmp_path) == []
@@ -176,3 +180,22 @@ def test_operand_layout_once(tmp_path):
     res = check_task(str(TASKS / "matmul_fp32_square.py"), device="cpu", seeds=(0,), candidate=cand)
     assert res["ok"], res.get("error")
     assert rewrite("operand-layout", cand, tmp_path / "b") == []
+
+
+def test_block_outputs_folds_the_channel_axis(tmp_path):
+    """block-outputs on the bench conv2d: the channel pid becomes a column of R
+    ids, the accumulator gains the R axis, the weight load and the store are
+    masked by the live programs, the grid's channel entry shrinks R times."""
+    cands = rewrite("block-outputs", TASKS / "conv2d.py", tmp_path)
+    assert [c[1].split(" programs")[0].split(": ")[1] for c in cands] == ["32", "16", "64"]
+    text = Path(cands[0][0]).read_text()
+    assert "co = tl.program_id(1) * _TDX_R + tl.arange(0, _TDX_R)[:, None]" in text
+    assert "acc = tl.zeros((_TDX_R, BLOCK,), dtype=tl.float32)" in text
+    assert "kw, mask=_tdx_live)" in text and "mask=(mask) & _tdx_live)" in text
+    assert "grid = (triton.cdiv(H * W, 128), triton.cdiv(C_out, 32), N)" in text
+    # without the live mask the last block of channels writes past C_out: the check must fail
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace("mask=(mask) & _tdx_live)", "mask=mask)").replace(
+        "triton.cdiv(C_out, 32)", "triton.cdiv(C_out, 16)"))
+    res = check_task(str(TASKS / "conv2d.py"), device="cpu", seeds=(0,), candidate=str(bad))
+    assert not res["ok"]
