@@ -259,9 +259,18 @@ static tdx_status block_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn em
             last = p;
         if (!last)
             continue;
-        static const int rows[] = {32, 16, 64};
+        /* R rows, and the warps that leave each thread four columns of the
+         * widest tile (the weights a thread loads then serve four outputs
+         * each: R FMAs per column load become 4R per R + 4 loads) */
+        long long widest = fam_widest_arange(t, def);
+        int pw = widest >= 128 ? (int)(widest / 128 > 8 ? 8 : widest / 128) : 0;
+        static const int rows[] = {32, 16, 32, 64};
+        static const int few[] = {1, 1, 0, 0};
         for (size_t ri = 0; ri < sizeof rows / sizeof rows[0] && !st; ri++) {
             int R = rows[ri];
+            int warps = few[ri] ? pw : 0;
+            if (few[ri] && !warps)
+                continue;
             fam_edits e = {0};
             fam_edit(t, &e, last->end, last->end, ", _tdx_np, _TDX_R: tl.constexpr");
             size_t vl;
@@ -277,6 +286,7 @@ static tdx_status block_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn em
                     shape = tdx_src_call_kwarg(c, "shape");
                 fam_edit(t, &e, shape->start + 1, shape->start + 1, "_TDX_R, ");
             }
+            int same_warps = 1;
             for (size_t li = 0; li < launches.len; li++) {
                 tdx_src_node *L = launches.items[li], *g = fam_grid_of(t, L);
                 tdx_src_node *ga = tdx_src_kid(g, TDX_SRC_R_ELT);
@@ -289,11 +299,22 @@ static tdx_status block_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn em
                 fam_edit(t, &e, ga->start, ga->end, tdx_arena_printf(&t->arena, "triton.cdiv(%.*s, %d)", (int)gl, gt, R));
                 fam_set_kwarg(t, &e, L, "_tdx_np", tdx_arena_printf(&t->arena, "%.*s", (int)gl, gt));
                 fam_set_kwarg(t, &e, L, "_TDX_R", tdx_arena_printf(&t->arena, "%d", R));
+                if (warps) {
+                    long long now = 4;
+                    tdx_src_node *nw = tdx_src_call_kwarg(L, "num_warps");
+                    if (nw && tdx_src_int_value(t->m, nw, &now) != TDX_OK)
+                        now = -1;
+                    same_warps &= now == warps;
+                    fam_set_kwarg(t, &e, L, "num_warps", tdx_arena_printf(&t->arena, "%d", warps));
+                }
             }
+            if (warps && same_warps)
+                continue; /* the launch has those warps already: the plain candidate covers it */
             char sum[256];
             snprintf(sum, sizeof sum,
-                     "%s: %d programs along grid axis %lld in one ('%s' a column of %d), '%s' loaded once for all %d",
-                     def->name ? def->name : "kernel", R, b.axis, tg->name, R, b.shared, R);
+                     "%s: %d programs along grid axis %lld in one ('%s' a column of %d), '%s' loaded once for all %d%s",
+                     def->name ? def->name : "kernel", R, b.axis, tg->name, R, b.shared, R,
+                     warps ? tdx_arena_printf(&t->arena, "; num_warps=%d (4 columns a thread)", warps) : "");
             st = fam_emit(t, &e, emit, ud, "block-outputs", sum);
         }
         break;

@@ -187,12 +187,14 @@ def test_block_outputs_folds_the_channel_axis(tmp_path):
     ids, the accumulator gains the R axis, the weight load and the store are
     masked by the live programs, the grid's channel entry shrinks R times."""
     cands = rewrite("block-outputs", TASKS / "conv2d.py", tmp_path)
-    assert [c[1].split(" programs")[0].split(": ")[1] for c in cands] == ["32", "16", "64"]
+    assert [c[1].split(" programs")[0].split(": ")[1] for c in cands] == ["32", "16", "32", "64"]
     text = Path(cands[0][0]).read_text()
     assert "co = tl.program_id(1) * _TDX_R + tl.arange(0, _TDX_R)[:, None]" in text
     assert "acc = tl.zeros((_TDX_R, BLOCK,), dtype=tl.float32)" in text
     assert "kw, mask=_tdx_live)" in text and "mask=(mask) & _tdx_live)" in text
     assert "grid = (triton.cdiv(H * W, 128), triton.cdiv(C_out, 32), N)" in text
+    assert "_TDX_R=32, num_warps=1)" in text  # 128 columns: one warp leaves each thread four
+    assert "num_warps" not in Path(cands[2][0]).read_text().split("def launch")[1]
     # without the live mask the last block of channels writes past C_out: the check must fail
     bad = tmp_path / "bad.py"
     bad.write_text(text.replace("mask=(mask) & _tdx_live)", "mask=mask)").replace(
