@@ -495,10 +495,14 @@ tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         tdx_src_node *g = NULL;
         tdx_buf grid;
         tdx_buf_init(&grid, 1u << 20);
+        /* the wide list first: it holds every config of the narrow one and
+         * retune's far ones (blocks x8 and x16 with more warps), so the one
+         * autotune candidate a short round tries covers both; the narrow
+         * list, quicker to tune, second */
         if (at_grid(t, &a, &g, &grid)) {
-            st = at_emit(t, &a, g, &grid, 0, emit, ud);
+            st = at_emit(t, &a, g, &grid, 1, emit, ud);
             if (!st)
-                st = at_emit(t, &a, g, &grid, 1, emit, ud);
+                st = at_emit(t, &a, g, &grid, 0, emit, ud);
         }
         tdx_buf_free(&grid);
     }
