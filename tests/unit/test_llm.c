@@ -13,6 +13,7 @@
 
 #include "base/file.h"
 #include "llm/llm.h"
+#include "rewrite/families.h"
 
 #define KEY "sk-live-TOPSECRET-0123456789"
 
@@ -274,6 +275,29 @@ static void test_prompt(void **state)
     free(src);
 }
 
+/* Every built-in family is described to the model in words, not only by
+ * its name. */
+static void test_every_family_is_described(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    const tdx_rw_family *fams = tdx_rw_families(&n);
+    assert_true(n >= 18);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    const char *src = "x = 1\n";
+    for (size_t i = 0; i < n; i++) {
+        tdx_llm_prompt p;
+        assert_int_equal(tdx_llm_prompt_build(&p, "t.py", src, strlen(src), NULL, NULL, 0, fams[i].name, &d), TDX_OK);
+        char want[160];
+        snprintf(want, sizeof want, "Rewrite to apply: %s - ", fams[i].name);
+        if (!strstr(tdx_buf_str(&p.user), want))
+            fail_msg("family %s has no description in the prompt", fams[i].name);
+        tdx_llm_prompt_free(&p);
+    }
+    tdx_diags_free(&d);
+}
+
 static void test_request_json(void **state)
 {
     (void)state;
@@ -396,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_describe_hides_secrets),
         cmocka_unit_test(test_mask),
         cmocka_unit_test(test_prompt),
+        cmocka_unit_test(test_every_family_is_described),
         cmocka_unit_test(test_request_json),
         cmocka_unit_test(test_parse_reply),
         cmocka_unit_test(test_error_text),
