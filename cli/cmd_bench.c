@@ -33,6 +33,7 @@ static void usage(FILE *f)
           "  --out DIR            results folder (default runs/bench-YYYYMMDD-HHMMSS)\n"
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
+          "  --no-stack           do not stack a round's two winning families (optimize --no-stack)\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile)\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
           "  --torch-cache FILE   read a task's torch columns from FILE when its file and the\n"
@@ -136,7 +137,7 @@ int tdx_cmd_bench(int argc, char **argv)
     const char *patterns[64];
     int npat = 0, torch_only = 0;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
-    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0;
+    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0, no_stack = 0;
     double budget = 0, torch_timeout = 300, step_timeout = 300;
     const char *ceil_file = NULL, *torch_cache = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -190,6 +191,8 @@ int tdx_cmd_bench(int argc, char **argv)
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--rounds", &v)) > 0) {
             if (tdx_cli_parse_int("--rounds", v, 0, 1000000, &rounds))
                 r = -1;
+        } else if (strcmp(argv[i], "--no-stack") == 0) {
+            no_stack = 1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--candidates", &v)) > 0) {
             if (tdx_cli_parse_int("--candidates", v, 0, 1000000, &cands))
                 r = -1;
@@ -370,6 +373,7 @@ int tdx_cmd_bench(int argc, char **argv)
         o.out_path = opt;
         o.max_rounds = rounds;
         o.max_cands = cands;
+        o.no_stack = no_stack;
         o.time_budget_s = budget;
         o.dx.max_level = max_level;
         tdx_dx_levels_default(&o.dx);

@@ -23,6 +23,8 @@ static void help(FILE *f)
           "options:\n"
           "  --rounds N          at most N rounds (default 15)\n"
           "  --candidates N      at most N candidates per round (default 8)\n"
+          "  --no-stack          when two families both win a round, do not try the runner-up's\n"
+          "                      rewrite on top of the winner (one more candidate)\n"
           "  --target F          stop at this fraction of the roofline (default 0.85)\n"
           "  --budget SECONDS    stop after this much time\n"
           "  --max-level N       deepest diagnosis level, 0..3 (default 3)\n"
@@ -55,7 +57,7 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
-           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM };
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK };
     static const struct option longopts[] = {
         {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
         {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
@@ -63,6 +65,7 @@ int tdx_cmd_optimize(int argc, char **argv)
         {"out", required_argument, 0, O_OUT}, {"run-dir", required_argument, 0, O_RUNDIR},
         {"device", required_argument, 0, O_DEVICE}, {"no-progress", no_argument, 0, O_NOPROG},
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
+        {"no-stack", no_argument, 0, O_NOSTACK},
         {"llm-url", required_argument, 0, O_LLM}, {"llm-model", required_argument, 0, O_LLM},
         {"llm-key", required_argument, 0, O_LLM}, {"llm-timeout", required_argument, 0, O_LLM},
         {"llm-connect-timeout", required_argument, 0, O_LLM},
@@ -94,6 +97,9 @@ int tdx_cmd_optimize(int argc, char **argv)
         case O_CANDS:
             if (tdx_cli_parse_int("--candidates", optarg, 0, 1000000, &o.max_cands))
                 rc = TDX_EXIT_USAGE;
+            break;
+        case O_NOSTACK:
+            o.no_stack = 1;
             break;
         case O_TARGET:
             if (tdx_cli_parse_double("--target", optarg, 0, 1, &o.target_fraction))

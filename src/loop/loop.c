@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "journal/journal.h"
+#include "loop/propose.h"
 #include "rewrite/edit.h"
 
 #define TDX_LOOP_MAX_SRC ((size_t)4 << 20)
@@ -384,6 +385,50 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
     return st;
 }
 
+/* Two candidates of different families both won: stack the runner-up's
+ * family on the winner and try that too (one more candidate), appended to
+ * cands; it becomes the round's best when it beats the winner. */
+static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
+                                int *best_i, tdx_loop_timing *best_t)
+{
+    const tdx_loop_cand *best = &cands->items[*best_i];
+    int second = -1;
+    for (size_t i = 0; i < n; i++)
+        if ((int)i != *best_i && ratio_of[i] > 0 && strcmp(cands->items[i].family, best->family) != 0 &&
+            (second < 0 || ratio_of[i] < ratio_of[second]))
+            second = (int)i;
+    if (second < 0)
+        return TDX_OK;
+    tdx_loop_cand stacked;
+    if (tdx_loop_builtin_stack(r->o->task_path, best, &cands->items[second], &stacked, r->diags) != TDX_OK)
+        return TDX_OK;
+    size_t ci = n + 1;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
+    progress(r, round, ci, ci, "stacked");
+    tdx_loop_timing t;
+    tdx_status st = TDX_OK;
+    int won = try_candidate(r, round, ci, &stacked, path, &t, &st);
+    if (st) {
+        free(stacked.source);
+        return st;
+    }
+    if (won && t.cand_median_s / t.base_median_s < best_t->cand_median_s / best_t->base_median_s) {
+        /* it becomes candidate n + 1 of the round, as the journal numbers it */
+        for (size_t i = n; i < cands->len; i++)
+            free(cands->items[i].source);
+        cands->len = n;
+        st = tdx_loop_cands_take(cands, &stacked);
+        if (!st) {
+            *best_i = (int)n;
+            *best_t = t;
+        }
+        return st;
+    }
+    free(stacked.source);
+    return TDX_OK;
+}
+
 static tdx_status rounds(run *r, int first_round)
 {
     const tdx_loop_opts *o = r->o;
@@ -416,18 +461,23 @@ static tdx_status rounds(run *r, int first_round)
         size_t ncands = cands.len < max_cands ? cands.len : max_cands;
         int best_i = -1;
         tdx_loop_timing best_t = {0};
+        double ratio_of[64];
         for (size_t i = 0; i < ncands && !st; i++) {
             char path[1200];
             snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, i + 1);
             progress(r, round, i + 1, ncands, "candidate");
             tdx_loop_timing t;
-            if (try_candidate(r, round, i + 1, &cands.items[i], path, &t, &st) &&
-                (best_i < 0 || t.cand_median_s / t.base_median_s <
-                                   best_t.cand_median_s / best_t.base_median_s)) {
+            int won = try_candidate(r, round, i + 1, &cands.items[i], path, &t, &st);
+            if (i < 64)
+                ratio_of[i] = won ? t.cand_median_s / t.base_median_s : -1;
+            if (won && (best_i < 0 || t.cand_median_s / t.base_median_s <
+                                          best_t.cand_median_s / best_t.base_median_s)) {
                 best_i = (int)i;
                 best_t = t;
             }
         }
+        if (!st && best_i >= 0 && !o->no_stack)
+            st = stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, &best_i, &best_t);
         if (!st && best_i >= 0) {
             /* keep the fastest; its speed relative to the old best scales the running time */
             tdx_loop_cand *c = &cands.items[best_i];

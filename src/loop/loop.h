@@ -124,6 +124,7 @@ typedef struct tdx_loop_opts {
     const char *run_dir;      /* NULL: TASK.tdx/ next to the task */
     const char *out_path;     /* NULL: TASK.opt.py next to the task */
     int max_rounds;           /* 0: 15 */
+    int no_stack;             /* 1: never stack the round's two winners into one more candidate */
     int max_cands;            /* per round, 0: 8 */
     double time_budget_s;     /* 0: none */
     double target_fraction;   /* stop at this fraction of the roofline; 0: 0.85 */

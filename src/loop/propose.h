@@ -9,6 +9,15 @@
 tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out,
                                     tdx_diags *diags);
 
+/* Stack two rewrites that each won on their own: built-in family
+ * second->family applied to the source of `best` (a candidate that passed),
+ * its first candidate into *out (family "A+B", the cites of both).
+ * TDX_ERR_NOTFOUND when that family is not built in or yields nothing for
+ * that source. *out owns its source (free it, or hand it on with
+ * tdx_loop_cands_take). */
+tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *second,
+                                  tdx_loop_cand *out, tdx_diags *diags);
+
 /* The LLM proposer: ud is a tdx_llm_config. For the deciding finding's
  * family, then the next families the findings name (at most two a round), it
  * asks the endpoint for the rewritten task, citing those findings. A reply

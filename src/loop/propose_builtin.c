@@ -101,3 +101,30 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
         tdx_loop_cands_free(&per[i]);
     return st;
 }
+
+tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *second,
+                                  tdx_loop_cand *out, tdx_diags *diags)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(second->origin, "builtin") != 0 || !tdx_rw_family_find(second->family) ||
+        strchr(second->family, '+'))
+        return TDX_ERR_NOTFOUND;
+    tdx_loop_cands got = {0};
+    emit_ud e = {&got, NULL, 0};
+    tdx_status st = tdx_rw_apply_family(second->family, task_path, best->source, best->len, emit_cand, &e, diags);
+    if (!st && got.len == 0)
+        st = TDX_ERR_NOTFOUND;
+    if (!st) {
+        *out = got.items[0];
+        got.items[0].source = NULL;
+        snprintf(out->family, sizeof out->family, "%.23s+%.23s", best->family, second->family);
+        snprintf(out->summary, sizeof out->summary, "on the round's best (%.40s): %.180s", best->family,
+                 got.items[0].summary);
+        for (int i = 0; i < best->ncites && out->ncites < 8; i++)
+            out->cites[out->ncites++] = best->cites[i];
+        for (int i = 0; i < second->ncites && out->ncites < 8; i++)
+            out->cites[out->ncites++] = second->cites[i];
+    }
+    tdx_loop_cands_free(&got);
+    return st == TDX_ERR_PARSE ? TDX_ERR_NOTFOUND : st;
+}

@@ -99,3 +99,47 @@ def test_optimize_without_gpu_or_timer_says_why(tmp_path):
                        env=e, timeout=60)
     assert r.returncode == 4
     assert "no GPU" in r.stderr and r.stderr.count("\n") == 1
+
+
+STACK_TIMER = '''#!/usr/bin/env python3
+import json, sys
+def model(path):
+    src = open(path).read()
+    t = 1e-3 * src.count("tl.load(")          # every load site costs
+    return t * (0.9 if "tl.exp2" in src else 1.0)
+base = model(sys.argv[1])
+cand = model(sys.argv[2]) if sys.argv[2] != "-" else 0.0
+print(json.dumps({"base_median_s": base, "base_iqr_s": 0.001 * base, "cand_median_s": cand,
+                  "cand_iqr_s": 0.001 * cand, "fraction": 1e-4 / (cand or base)}))
+'''
+
+
+def test_two_winning_families_are_stacked(tmp_path):
+    """Round 1 tries single-pass-reduction and exp2 on the softmax; both are
+    faster by the timer, so the loop applies exp2 to the winner as one more
+    candidate, and keeps the stack when it beats the winner. --no-stack
+    keeps the winner alone."""
+    timer = tmp_path / "stack_timer.py"
+    timer.write_text(STACK_TIMER)
+    timer.chmod(0o755)
+    for flag, want in (([], "single-pass-reduction+exp2"), (["--no-stack"], "single-pass-reduction")):
+        d = tmp_path / ("plain" if flag else "stacked")
+        d.mkdir()
+        task = d / "softmax.py"
+        shutil.copy(ROOT / "tests" / "data" / "rewrite" / "softmax.py", task)
+        r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
+                            "--max-level", "0", "--no-progress", *flag, str(task)],
+                           capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
+        assert r.returncode == 0, r.stderr
+        entries = journal(d / "softmax.tdx")
+        cands = [e for e in entries if e["type"] == "candidate"]
+        kept = [e for e in entries if e["type"] == "keep"]
+        assert [c["family"] for c in cands[:2]] == ["single-pass-reduction", "exp2"], cands
+        assert all(c["verdict"] == "faster" for c in cands), cands
+        assert len(cands) == (2 if flag else 3)
+        assert kept and kept[-1]["family"] == want, kept
+        if not flag:
+            assert cands[2]["index"] == 3 and kept[-1]["index"] == 3
+            assert cands[2]["summary"].startswith("on the round's best (single-pass-reduction)")
+            opt = (d / "softmax.opt.py").read_text()
+            assert "tl.exp2" in opt and opt.count("tl.load(") < task.read_text().count("tl.load(")
