@@ -421,6 +421,8 @@ static size_t at_configs(const at_site *a, int wide, at_cfg *cs)
     long long cap = a->nb > 1 ? 256 : 16384;
     for (size_t i = 0; i < a->nb; i++)
         for (size_t m = 0; m < (wide ? 6u : 3u); m++) {
+            if (a->b[i].v <= 0 || a->b[i].v > cap) /* a huge literal: no product to form (overflow) */
+                continue;
             long long nv = a->b[i].v * num[m];
             if (nv % den[m])
                 continue;

@@ -221,7 +221,8 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             }
             long long pm = 0, pn = 0; /* the kernel's M and N at the bench shape */
             if (progs > 0 && fam_bench_param(t, kd, "M", &pm) && fam_bench_param(t, kd, "N", &pn) &&
-                pm >= 128 && pn >= 256 && bm > 0 && bn > 0 && progs * bm * bn / (128 * 256) >= 2 * 132) {
+                pm >= 128 && pn >= 256 && bm > 0 && bn > 0 && bm <= 65536 && bn <= 65536 && progs < (1LL << 30) &&
+                progs * bm * bn / (128 * 256) >= 2 * 132) {
                 order[0] = 2;
                 order[1] = 0;
                 order[2] = 1;
@@ -256,6 +257,8 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         for (size_t i = 0; i < nb && !st; i++) {
             static const int mult[] = {4, 16, 2};
             for (size_t m = 0; m < sizeof mult / sizeof mult[0] && !st; m++) {
+                if (b[i].v <= 0 || b[i].v > 16384) /* a huge literal: no product to form (overflow) */
+                    continue;
                 long long nv = b[i].v * mult[m];
                 if (nv > 16384 || (nb > 1 && nv > 256))
                     continue;
