@@ -85,12 +85,12 @@ static int rewrites_its_input(fam_task *t, tdx_src_node *kdef, tdx_src_node *L)
          p = tdx_src_next(kdef, TDX_SRC_R_PARAM, p)) {
         int loads = 0, stores = 0;
         for (size_t i = 0; p->name && i < calls.len; i++) {
-            tdx_src_node *c = calls.items[i], *f = tdx_src_call_func(c);
-            tdx_src_node *ptr = tdx_src_call_arg(c, 0);
+            tdx_src_node *ptr;
+            int io = fam_io_call(calls.items[i], &ptr);
             if (!ptr || !fam_mentions(ptr, p->name))
                 continue;
-            loads |= tdx_src_is_dotted(f, "tl.load");
-            stores |= tdx_src_is_dotted(f, "tl.store");
+            loads |= io == FAM_IO_LOAD;
+            stores |= io == FAM_IO_STORE;
         }
         if (loads && stores)
             return 1;

@@ -181,13 +181,10 @@ static int sort_io(fam_task *t, tdx_src_node *def, bplan *b)
     tdx_ptrvec calls = {0};
     fam_collect(t, def, TDX_SRC_CALL, &calls);
     for (size_t i = 0; i < calls.len; i++) {
-        tdx_src_node *c = calls.items[i], *fn = tdx_src_call_func(c);
-        int load = tdx_src_is_dotted(fn, "tl.load"), store = tdx_src_is_dotted(fn, "tl.store");
-        if (!load && !store)
+        tdx_src_node *c = calls.items[i], *ptr;
+        int io = fam_io_call(c, &ptr), store = io == FAM_IO_STORE;
+        if (io == FAM_IO_NONE)
             continue;
-        tdx_src_node *ptr = tdx_src_call_arg(c, 0);
-        if (!ptr)
-            ptr = tdx_src_call_kwarg(c, "pointer");
         if (!ptr)
             return 0;
         if (mentions_tainted(b, ptr)) {

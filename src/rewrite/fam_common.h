@@ -98,6 +98,11 @@ tdx_status fam_block_outputs(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 /* Non-zero when a NAME node named name occurs under n. */
 int fam_mentions(const tdx_src_node *n, const char *name);
+/* For a call of tl.load: FAM_IO_LOAD, of tl.store: FAM_IO_STORE, with *ptr
+ * its pointer argument (positional or `pointer=`, NULL when it has none);
+ * FAM_IO_NONE (and *ptr NULL) for any other call. The node is c's. */
+enum { FAM_IO_NONE = 0, FAM_IO_LOAD = 1, FAM_IO_STORE = 2 };
+int fam_io_call(tdx_src_node *c, tdx_src_node **ptr);
 /* Non-zero when n contains a call of one of the dotted names (NULL-ended). */
 int fam_calls_any(const tdx_src_node *n, const char *const *names);
 /* The @triton.jit function of the module that a call under n calls by name

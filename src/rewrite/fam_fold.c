@@ -149,13 +149,9 @@ static int addresses_follow_pid(fam_task *t, tdx_src_node *def, const char **nam
     tdx_ptrvec calls = {0};
     fam_collect(t, def, TDX_SRC_CALL, &calls);
     for (size_t i = 0; i < calls.len; i++) {
-        tdx_src_node *c = calls.items[i], *fn = tdx_src_call_func(c);
-        int load = tdx_src_is_dotted(fn, "tl.load"), store = tdx_src_is_dotted(fn, "tl.store");
-        if (!load && !store)
+        tdx_src_node *c = calls.items[i], *ptr;
+        if (fam_io_call(c, &ptr) == FAM_IO_NONE)
             continue;
-        tdx_src_node *ptr = tdx_src_call_arg(c, 0);
-        if (!ptr)
-            ptr = tdx_src_call_kwarg(c, "pointer");
         int hit = 0;
         for (int k = 0; ptr && k < nn && !hit; k++)
             hit = fam_mentions(ptr, names[k]);

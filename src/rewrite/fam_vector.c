@@ -53,6 +53,22 @@ int fam_mentions(const tdx_src_node *n, const char *name)
     return m.found;
 }
 
+int fam_io_call(tdx_src_node *c, tdx_src_node **ptr)
+{
+    *ptr = NULL;
+    tdx_src_node *fn = c && c->kind == TDX_SRC_CALL ? tdx_src_call_func(c) : NULL;
+    int kind = !fn                               ? FAM_IO_NONE
+               : tdx_src_is_dotted(fn, "tl.load")  ? FAM_IO_LOAD
+               : tdx_src_is_dotted(fn, "tl.store") ? FAM_IO_STORE
+                                                   : FAM_IO_NONE;
+    if (kind != FAM_IO_NONE) {
+        *ptr = tdx_src_call_arg(c, 0);
+        if (!*ptr)
+            *ptr = tdx_src_call_kwarg(c, "pointer");
+    }
+    return kind;
+}
+
 typedef struct callpfx_ud {
     const char *const *names;
     int found;

@@ -175,6 +175,10 @@ def test_refuses_a_kernel_that_rewrites_its_input(tmp_path):
     inplace = tmp_path / "inplace.py"
     inplace.write_text(src.replace("tl.store(y_ptr", "tl.store(x_ptr"))
     assert "tl.store(x_ptr" in inplace.read_text() and rewrite(inplace, tmp_path / "b") == []
+    by_keyword = tmp_path / "by_keyword.py"
+    by_keyword.write_text(src.replace("tl.store(y_ptr + offs, x * 2.0,",
+                                      "tl.store(pointer=x_ptr + offs, value=x * 2.0,"))
+    assert "tl.store(pointer=x_ptr" in by_keyword.read_text() and rewrite(by_keyword, tmp_path / "d") == []
     aliased = tmp_path / "aliased.py"
     aliased.write_text(src.replace("](x, y, n, BLOCK=64)", "](x, x, n, BLOCK=64)"))
     assert "](x, x, n" in aliased.read_text() and rewrite(aliased, tmp_path / "c") == []
