@@ -385,11 +385,24 @@ def run_cases(cand, inputs, reuse, device):
     return {"kind": "results", "cases": results, "reuse": reuse_out}
 
 
+def _one_cpu_thread():
+    """torch's CPU ops run on one thread in a forked child. The judge may
+    have used libgomp's thread pool before the fork (the float64 reference
+    of an earlier case, a large copy), and the pool does not survive fork:
+    the child's first parallel region -- cloning an input of a few MB --
+    would wait at its barrier for threads that exist only in the parent,
+    for ever. With one thread ATen runs every region inline."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
     """The forked child's whole life; never returns."""
     code = 0
     try:
         gpulock.forget()  # the judge's lock is the judge's
+        _one_cpu_thread()
         os.dup2(noise_w, 1)
         os.dup2(noise_w, 2)
         reply = protocol.reply_fd()

@@ -129,3 +129,17 @@ def test_each_case_runs_on_copies_at_their_own_addresses():
     assert len(seen) == 8  # six cases, then the reuse run's two calls
     assert len(set(seen[:7])) == 7, seen  # the reuse run's second call is on its first's tensors
     assert seen[7] == seen[6]
+
+
+def test_a_child_forked_after_the_judge_used_cpu_threads_does_not_hang():
+    """The judge's OpenMP pool (a large CPU copy, as a float64 reference
+    makes) does not survive the fork: a child that clones a multi-MB input
+    would wait for its threads for ever unless it runs on one thread."""
+    from conftest import task
+    from tritondx_harness.taskload import load_task
+    assert torch.get_num_threads() > 1  # the pool the child must not wait for
+    torch.ones(1 << 22).clone()
+    t = load_task(task("add.py"))
+    got = isolate.run_candidate(t, task("cand_add_good.py"), [((1 << 21,), 0)], "cpu", timeout_s=60)
+    assert got["failure"] is None, got["failure"]
+    assert len(got["cases"]) == 1
