@@ -34,11 +34,17 @@ WAIT_ENV = "TRITONDX_GPU_LOCK_WAIT"
 
 _fds = {"main": None, "turn": None}
 _mode = [None]  # None, "shared" or "exclusive"
+_waited = [None]  # on_wait's callback
 
 
 def enabled():
     """The lock file, or None when locking is off."""
     return os.environ.get(ENV) or None
+
+
+def wait_limit_s():
+    """The longest one acquisition may wait (TRITONDX_GPU_LOCK_WAIT)."""
+    return _wait_s()
 
 
 def _wait_s():
@@ -90,12 +96,23 @@ def _flock(which, op, what):
 
 def _take(mode):
     what = "time" if mode == "exclusive" else "run kernels"
+    if _waited[0] is not None:
+        _waited[0]("wait")
     _flock("turn", fcntl.LOCK_EX, what)
     try:
         _flock("main", fcntl.LOCK_EX if mode == "exclusive" else fcntl.LOCK_SH, what)
     finally:
         fcntl.flock(_fds["turn"], fcntl.LOCK_UN)
     _mode[0] = mode
+    if _waited[0] is not None:
+        _waited[0]("got")
+
+
+def on_wait(fn):
+    """Call fn("wait") before each acquisition and fn("got") once it holds
+    the lock (None: no calls). A watchdog that limits GPU work uses it to
+    leave the waits for other processes' turns out of its count."""
+    _waited[0] = fn
 
 
 def _drop():

@@ -30,6 +30,12 @@ from .protocol import HarnessError, describe_exception
 
 # Bytes the timer child's reply may take.
 REPLY_CAP = 1 << 20
+# "waiting for the GPU lock" / "got it", sent by the timer child before its
+# reply (a JSON reply starts with "{")
+WAIT_NOTE = b"\x01wait "
+# How many times a timing takes the GPU lock, at most (timing.py: shared,
+# exclusive, and each again after an exclusive hold)
+LOCK_TAKES = 4
 
 
 def add_args(p):
@@ -69,7 +75,10 @@ def _timer(args, go_r, res_w):
             os.close(fd)
         if os.read(go_r, 1) != b"y":
             os._exit(0)
-        from . import timing
+        from . import gpulock, timing
+        # each wait for the GPU lock goes to the parent as a note before the
+        # reply: the timing's limit counts the GPU work, not other tasks' turns
+        gpulock.on_wait(lambda event: os.write(res_w, WAIT_NOTE + event.encode("ascii") + b"\n"))
         try:
             out = timing.run(_time_args(args))
         except HarnessError as e:
@@ -88,13 +97,34 @@ def _timer(args, go_r, res_w):
     os._exit(code)
 
 
+def _take_wait_notes(data):
+    """Strip the complete wait notes at the front of data; the events they
+    carry ("wait", "got"), in order."""
+    events = []
+    while data.startswith(WAIT_NOTE):
+        end = data.find(b"\n")
+        if end < 0:
+            break
+        events.append(data[len(WAIT_NOTE):end].decode("ascii", "replace"))
+        del data[:end + 1]
+    return events
+
+
 def _wait_reply(pid, res_r, timeout_s):
     """The timer child's reply (a dict), or a failure reply when it died,
-    timed out or sent something else."""
+    timed out or sent something else. While the child waits for the GPU lock
+    (between its "wait" and "got" notes) its limit stands still: the waits
+    are bounded by the lock's own limit (gpulock), and so is what they may
+    add in all, since the timer child's code could write notes of its own."""
+    from . import gpulock
     data, deadline, timed_out = bytearray(), time.monotonic() + timeout_s, False
+    allowance = LOCK_TAKES * gpulock.wait_limit_s() if gpulock.enabled() else 0.0
+    waiting_since = None  # the child waits for the lock: its limit stands still
     status, drain_until = None, None
     while True:
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        paused = min(now - waiting_since, allowance) if waiting_since is not None else 0.0
+        if now > deadline + paused:
             timed_out = True
             break
         ready, _, _ = select.select([res_r], [], [], 0.05)
@@ -103,6 +133,15 @@ def _wait_reply(pid, res_r, timeout_s):
             if not chunk:
                 break
             data += chunk
+            for event in _take_wait_notes(data):
+                now = time.monotonic()
+                if event == "wait" and waiting_since is None:
+                    waiting_since = now
+                elif event == "got" and waiting_since is not None:
+                    waited = min(now - waiting_since, allowance)
+                    deadline += waited
+                    allowance -= waited
+                    waiting_since = None
             if len(data) > REPLY_CAP:
                 break
         if status is None:

@@ -78,6 +78,71 @@ def test_a_timer_that_hangs_is_killed(monkeypatch):
     assert out["time"]["ok"] is False and out["time"]["reason"] == "timeout"
 
 
+HOLD_EXCLUSIVE = """
+import sys, time
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import gpulock
+with gpulock.exclusive():
+    open(sys.argv[1], "w").write("held")
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_waiting_for_the_gpu_lock_does_not_count_against_the_timing_limit(monkeypatch, tmp_path):
+    """Another task's timing holds the GPU for 8 s; this timing's own work
+    takes no time and its limit is 1.5 s: the wait is not counted."""
+    import subprocess
+    import sys
+    from conftest import PYDIR
+    from tritondx_harness import gpulock
+    monkeypatch.setenv(gpulock.ENV, str(tmp_path / "gpu.lock"))
+    ready = tmp_path / "held"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_EXCLUSIVE.format(pydir=PYDIR), str(ready), "8"])
+    try:
+        t0 = time.monotonic()
+        while not ready.exists():
+            assert time.monotonic() - t0 < 30
+            time.sleep(0.01)
+
+        def locked(targs):
+            with gpulock.exclusive():
+                return protocol.result("time", variants={"candidate": {"median_ms": 1.0}})
+        _fake_timing(monkeypatch, locked)
+        out = trial.run(_args(time_timeout=1.5))
+        assert out["time"]["ok"] is True, out["time"]
+        assert out["time_s"] > 3  # it did wait for the holder (the check came first)
+    finally:
+        holder.wait(timeout=30)
+        gpulock.forget()
+
+
+def test_wait_notes_extend_the_limit_only_by_the_lock_s_own_bound(monkeypatch, tmp_path):
+    """A timer child that claims an endless wait (its code could write the
+    note itself) gets at most the lock's bound per acquisition on top."""
+    from tritondx_harness import gpulock
+    monkeypatch.setenv(gpulock.ENV, str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv(gpulock.WAIT_ENV, "0.5")
+
+    def forged(targs):
+        gpulock._waited[0]("wait")  # and never "got"
+        time.sleep(60)
+    _fake_timing(monkeypatch, forged)
+    t0 = time.monotonic()
+    out = trial.run(_args(time_timeout=1.0))
+    took = time.monotonic() - t0
+    assert out["time"]["ok"] is False and out["time"]["reason"] == "timeout"
+    assert took < 1.0 + trial.LOCK_TAKES * 0.5 + 20
+    gpulock.forget()
+
+
+def test_wait_notes_are_taken_whole_from_the_front():
+    data = bytearray(trial.WAIT_NOTE + b"wait\n" + trial.WAIT_NOTE + b"got\n" + trial.WAIT_NOTE + b"wa")
+    assert trial._take_wait_notes(data) == ["wait", "got"]
+    assert bytes(data) == trial.WAIT_NOTE + b"wa"  # the rest of a note comes with the next read
+    data += b"it\n{\"verb\": \"time\"}"
+    assert trial._take_wait_notes(data) == ["wait"] and bytes(data) == b'{"verb": "time"}'
+
+
 def test_a_timer_that_dies_is_reported(monkeypatch):
     _fake_timing(monkeypatch, lambda targs: os._exit(7))
     out = trial.run(_args())
