@@ -274,6 +274,20 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
     return st;
 }
 
+/* What a trial may spend waiting for the GPU lock when tasks share one GPU
+ * ($TRITONDX_GPU_LOCK): the check takes it once and the timing up to four
+ * times, each wait bounded by $TRITONDX_GPU_LOCK_WAIT (900 s by default).
+ * The harness leaves those waits out of each step's own limit; the child's
+ * backstop must too. */
+static double lock_waits_s(void)
+{
+    const char *lock = getenv("TRITONDX_GPU_LOCK");
+    if (!lock || !*lock)
+        return 0;
+    double w = env_seconds("TRITONDX_GPU_LOCK_WAIT");
+    return 5 * (w > 0 ? w : 900);
+}
+
 static double mono_s(void)
 {
     struct timespec ts;
@@ -313,7 +327,7 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
      * out); the child's limit is only the backstop */
     double check_timeout = child_timeout(x->check_timeout_s), time_timeout = child_timeout(x->time_timeout_s);
     const char *env[TDX_LOOP_MAX_ENV + 2];
-    tdx_hx_opts o = sandboxed(x, check_timeout + time_timeout + 60, env);
+    tdx_hx_opts o = sandboxed(x, check_timeout + time_timeout + 60 + lock_waits_s(), env);
     char at[PATH_MAX], ab[PATH_MAX], ac[PATH_MAX], ct[32], tt[32];
     task_path = absolute(task_path, at);
     snprintf(ct, sizeof ct, "%g", check_timeout);

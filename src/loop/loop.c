@@ -238,7 +238,16 @@ static int faster(const tdx_loop_timing *t)
            t->base_median_s - t->cand_median_s > spread;
 }
 
-/* Try one candidate; returns 1 when it passed and was faster (timing in *t). */
+/* Passed its check and timed, not faster, but not slower either: its
+ * median is within the spread above the best's. */
+static int even(const tdx_loop_timing *t)
+{
+    double spread = t->base_iqr_s > t->cand_iqr_s ? t->base_iqr_s : t->cand_iqr_s;
+    return t->cand_median_s > 0 && t->base_median_s > 0 && t->cand_median_s <= t->base_median_s + spread;
+}
+
+/* Try one candidate; returns 1 when it passed and was faster, 2 when it
+ * passed and was even (within the spread), else 0 (timing in *t). */
 static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, const char *path,
                          tdx_loop_timing *t, tdx_status *fatal)
 {
@@ -308,6 +317,8 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
                 verdict = "faster";
                 passed = 1;
             }
+            if (!st && !passed && even(t))
+                passed = 2;
         }
     }
     json_t *cites = json_array();
@@ -387,16 +398,22 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
 
 /* Two candidates of different families both won: stack the runner-up's
  * family on the winner and try that too (one more candidate), appended to
- * cands; it becomes the round's best when it beats the winner. */
+ * cands; it becomes the round's best when it beats the winner. With no
+ * second winner, the fastest candidate of another family that came out
+ * even is the runner-up: a rewrite that does nothing measurable on the
+ * untuned kernel can on the tuned one (an fp32 dot's operand layout
+ * matters once the tile is large enough for wgmma). ratio_of[i] is
+ * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
 static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
-                                int *best_i, tdx_loop_timing *best_t)
+                                const int *verdict_of, int *best_i, tdx_loop_timing *best_t)
 {
     const tdx_loop_cand *best = &cands->items[*best_i];
     int second = -1;
-    for (size_t i = 0; i < n; i++)
-        if ((int)i != *best_i && ratio_of[i] > 0 && strcmp(cands->items[i].family, best->family) != 0 &&
-            (second < 0 || ratio_of[i] < ratio_of[second]))
-            second = (int)i;
+    for (int kind = 1; kind <= 2 && second < 0; kind++)
+        for (size_t i = 0; i < n; i++)
+            if ((int)i != *best_i && verdict_of[i] == kind && strcmp(cands->items[i].family, best->family) != 0 &&
+                (second < 0 || ratio_of[i] < ratio_of[second]))
+                second = (int)i;
     if (second < 0)
         return TDX_OK;
     tdx_loop_cand stacked;
@@ -413,7 +430,7 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
         free(stacked.source);
         return st;
     }
-    if (won && t.cand_median_s / t.base_median_s < best_t->cand_median_s / best_t->base_median_s) {
+    if (won == 1 && t.cand_median_s / t.base_median_s < best_t->cand_median_s / best_t->base_median_s) {
         /* it becomes candidate n + 1 of the round, as the journal numbers it */
         for (size_t i = n; i < cands->len; i++)
             free(cands->items[i].source);
@@ -462,14 +479,18 @@ static tdx_status rounds(run *r, int first_round)
         int best_i = -1;
         tdx_loop_timing best_t = {0};
         double ratio_of[64];
+        int won_of[64];
         for (size_t i = 0; i < ncands && !st; i++) {
             char path[1200];
             snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, i + 1);
             progress(r, round, i + 1, ncands, "candidate");
             tdx_loop_timing t;
             int won = try_candidate(r, round, i + 1, &cands.items[i], path, &t, &st);
-            if (i < 64)
+            if (i < 64) {
+                won_of[i] = won;
                 ratio_of[i] = won ? t.cand_median_s / t.base_median_s : -1;
+            }
+            won = won == 1;
             if (won && (best_i < 0 || t.cand_median_s / t.base_median_s <
                                           best_t.cand_median_s / best_t.base_median_s)) {
                 best_i = (int)i;
@@ -477,7 +498,7 @@ static tdx_status rounds(run *r, int first_round)
             }
         }
         if (!st && best_i >= 0 && !o->no_stack)
-            st = stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, &best_i, &best_t);
+            st = stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, won_of, &best_i, &best_t);
         if (!st && best_i >= 0) {
             /* keep the fastest; its speed relative to the old best scales the running time */
             tdx_loop_cand *c = &cands.items[best_i];

@@ -143,3 +143,26 @@ def test_two_winning_families_are_stacked(tmp_path):
             assert cands[2]["summary"].startswith("on the round's best (single-pass-reduction)")
             opt = (d / "softmax.opt.py").read_text()
             assert "tl.exp2" in opt and opt.count("tl.load(") < task.read_text().count("tl.load(")
+
+
+def test_a_family_that_came_out_even_is_stacked_on_the_winner(tmp_path):
+    """exp2 alone measures the same as the softmax it rewrites (even), but
+    helps once single-pass-reduction has fused the loops: with one winner
+    the even family is the runner-up, stacked and kept."""
+    task = tmp_path / "softmax.py"
+    shutil.copy(ROOT / "tests" / "data" / "rewrite" / "softmax.py", task)
+    loads = task.read_text().count("tl.load(")
+    timer = tmp_path / "even_timer.py"
+    timer.write_text(STACK_TIMER.replace('0.9 if "tl.exp2" in src else 1.0',
+                                         f'0.9 if "tl.exp2" in src and src.count("tl.load(") < {loads} else 1.0'))
+    timer.chmod(0o755)
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
+                        "--max-level", "0", "--no-progress", str(task)],
+                       capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
+    assert r.returncode == 0, r.stderr
+    entries = journal(tmp_path / "softmax.tdx")
+    cands = [e for e in entries if e["type"] == "candidate"]
+    kept = [e for e in entries if e["type"] == "keep"]
+    assert [(c["family"], c["verdict"]) for c in cands] == [
+        ("single-pass-reduction", "faster"), ("exp2", "slower"), ("single-pass-reduction+exp2", "faster")], cands
+    assert kept and kept[-1]["family"] == "single-pass-reduction+exp2" and kept[-1]["index"] == 3
