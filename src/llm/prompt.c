@@ -25,6 +25,8 @@ static const struct {
     {"fold-programs", "fold several programs of a 1-D grid into one, each tile gaining a leading axis of rows"},
     {"split-reduction", "split a loop that reduces loaded values over several programs per block and combine "
                         "the partial results with atomics"},
+    {"defer-reduction", "keep an elementwise fp32 accumulator of the tile's shape in the loop instead of reducing "
+                        "each tile to a scalar (tl.sum / tl.max) per iteration, and reduce it once after the loop"},
     {"single-pass-reduction", "read the data once: fuse the passes over each row (online max and "
                               "sum) and keep the row in registers when it fits"},
     {"vectorize-loop", "replace the scalar loop over elements (or rows) with block-wide tl.arange operations"},

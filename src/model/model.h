@@ -302,4 +302,43 @@ typedef struct tdx_km_mn_operand {
 size_t tdx_km_mn_major_operands(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_mn_operand *out,
                                 size_t max);
 
+/* ---- reductions deferred out of their loop (model_defer.c) ---- */
+/* What a reduction update statement folds into its accumulator. */
+typedef enum tdx_km_update_op {
+    TDX_KM_UPDATE_SUM = 1, /* acc += e, acc = acc + e, acc = e + acc */
+    TDX_KM_UPDATE_MAX,     /* acc = tl.maximum(acc, e), either order */
+    TDX_KM_UPDATE_MIN      /* acc = tl.minimum(acc, e), either order */
+} tdx_km_update_op;
+
+/* The accumulator of a reduction update statement (the forms above, one
+ * plain name as the only target), with *op and *e (the value folded in)
+ * set; NULL when stmt is not one. e may still read the accumulator. */
+const char *tdx_km_update_of(const tdx_src_node *stmt, tdx_km_update_op *op, const tdx_src_node **e);
+
+/* A loop statement that reduces its iteration's whole tile into a float
+ * scalar (`acc += tl.sum(x, axis=0)`, `m = tl.maximum(m, tl.max(x, axis=0))`,
+ * tl.minimum / tl.min): an elementwise accumulator of the tile's shape can
+ * take the tile in the loop and the one reduction can follow the loop. */
+typedef struct tdx_km_deferred {
+    const tdx_km_op *op;          /* the tl.sum / tl.max / tl.min */
+    tdx_km_update_op update;
+    const tdx_src_node *stmt;     /* the update, directly in the loop's body */
+    const tdx_src_node *loop;     /* the FOR whose body holds stmt */
+    const tdx_src_node *value;    /* the reduced tile expression (first argument) */
+    const char *acc;              /* the accumulator, a float assigned before the loop */
+    int rank;                     /* the tile's rank, every axis reduced */
+    const tdx_src_node *shape[TDX_KM_MAXRANK]; /* axis sizes, left to right: int literals or
+                                                  constexpr parameters of the kernel */
+} tdx_km_deferred;
+
+/* The statements of kernel k that reduce a tile so (source order): the
+ * accumulator is named nowhere else in the loop (target and iterator
+ * included), its value before the loop is a float (a float literal, its
+ * negation, float("..."), or tl.zeros / tl.full naming tl.float32), the
+ * reduction takes every axis (rank 1 with axis 0 / -1 / None, any rank with
+ * no axis) of a tile whose sizes are known before the loop, and the loop
+ * statement starts its line and has no else. Fills out[0, max) and returns
+ * how many there are. */
+size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
+
 #endif

@@ -167,6 +167,13 @@ tdx_src_node *fam_enclosing_def(const tdx_src_node *n)
     return NULL;
 }
 
+size_t fam_line_start(const fam_task *t, size_t off)
+{
+    while (off > 0 && t->src[off - 1] != '\n')
+        off--;
+    return off;
+}
+
 typedef struct collect_ud {
     fam_task *t;
     tdx_src_kind kind;

@@ -51,6 +51,8 @@ int fam_rows_for(long long width, long long elems);
 long long fam_bench_grid(fam_task *t, const tdx_src_node *launch);
 /* The FUNCDEF enclosing n, or NULL. */
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n);
+/* The offset where the line holding offset off starts. */
+size_t fam_line_start(const fam_task *t, size_t off);
 /* Every node of the given kind under root, pushed onto out. */
 void fam_collect(fam_task *t, tdx_src_node *root, tdx_src_kind kind, tdx_ptrvec *out);
 
@@ -134,6 +136,12 @@ tdx_status fam_fuse_launches(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * config list over the kernel, keyed on the launch's size arguments. */
 tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- end autotune ---- */
+
+/* ---- defer-reduction (fam_defer.c) ---- */
+/* A loop statement that reduces each iteration's tile into a float scalar
+ * (tdx_km_deferrable) keeps an elementwise fp32 accumulator of the tile's
+ * shape instead, reduced once after the loop. */
+tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 /* ---- operand-layout (fam_layout.c) ---- */
 /* An fp32 tl.dot operand passed K-major: the launch copies the tensor so

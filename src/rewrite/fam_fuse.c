@@ -461,9 +461,7 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
     if (ok) {
         size_t vl;
         const char *vt = tdx_src_text(t->m, val, &vl);
-        size_t from = afirst->start;
-        while (from > 0 && t->src[from - 1] != '\n')
-            from--;
+        size_t from = fam_line_start(t, afirst->start);
         tdx_buf_add(&k, t->src + from, sst->start - from);
         tdx_buf_printf(&k, "_fused_t = %.*s", (int)vl, vt);
         tdx_buf_add(&k, t->src + sst->end, alast->end - sst->end);

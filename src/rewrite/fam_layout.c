@@ -53,9 +53,7 @@ tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             const tdx_src_node *s = statement_of(o->launch->call);
             if (!s || s->parent != o->launch->scope)
                 continue; /* only a launch written straight in its function's body */
-            size_t ls = s->start;
-            while (ls > 0 && t->src[ls - 1] != '\n')
-                ls--;
+            size_t ls = fam_line_start(t, s->start);
             int blank = 1;
             for (size_t p = ls; p < s->start; p++)
                 blank &= t->src[p] == ' ' || t->src[p] == '\t';

@@ -30,13 +30,6 @@ typedef struct passes {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static size_t line_start(const fam_task *t, size_t off)
-{
-    while (off > 0 && t->src[off - 1] != '\n')
-        off--;
-    return off;
-}
-
 static int is_call_of(const tdx_src_node *n, const char *dotted)
 {
     return n && n->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(n), dotted);
@@ -298,7 +291,7 @@ static char *body_text(fam_task *t, const tdx_src_node *loop, const fam_edits *e
     tdx_src_node *b0 = first_body_stmt(loop);
     if (!b0)
         return NULL;
-    size_t rs = line_start(t, b0->start), re = loop->end;
+    size_t rs = fam_line_start(t, b0->start), re = loop->end;
     tdx_rw_edit items[64];
     size_t n = 0;
     for (size_t i = 0; i < e->n; i++) {
@@ -591,12 +584,12 @@ static tdx_status online_softmax(fam_task *t, const passes *p, tdx_rw_emit_fn em
     size_t bs = L0->end;
     while (bs < t->len && t->src[bs] != '\n')
         bs++;
-    size_t be = line_start(t, L1->start);
+    size_t be = fam_line_start(t, L1->start);
     const char *between = bs < be ? t->src + bs + 1 : "";
     size_t blen = bs < be ? be - bs - 1 : 0;
     while (blen && (*between == ' ' || *between == '\t'))
         between++, blen--;
-    size_t hl = line_start(t, b0->start) - L0->start;
+    size_t hl = fam_line_start(t, b0->start) - L0->start;
     char *text = tdx_arena_printf(&t->arena, "%.*s%*s%.*s%s\n%s\n%*s%s = _tdx_mn", (int)blen, between,
                                   blen ? L0->col - 1 : 0, "", (int)hl, t->src + L0->start, body0, body1,
                                   b0->col - 1, "", m);

@@ -185,30 +185,18 @@ static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
     return is_name(x, k->acc) || scaled_sum(t, k, x, &k->lin);
 }
 
-/* A reduction update directly in a loop body: `acc += e`, `acc = acc + e`,
- * `acc = tl.maximum(acc, e)` / `tl.minimum` (either order), e free of acc;
- * returns the accumulator's name and sets *op. */
+/* A reduction update directly in a loop body (tdx_km_update_of: `acc += e`,
+ * `acc = acc + e` or `e + acc`, `acc = tl.maximum(acc, e)` / `tl.minimum`,
+ * either order), e free of acc; returns the accumulator's name and sets *op. */
 static const char *reduce_accumulator(fam_task *t, const tdx_src_node *stmt, red_op *op)
 {
-    tdx_src_node *tg = tdx_src_kid(stmt, TDX_SRC_R_TARGET), *v = tdx_src_kid(stmt, TDX_SRC_R_VALUE);
-    if (!is_name(tg, NULL) || !v || tdx_src_next(stmt, TDX_SRC_R_TARGET, tg))
+    tdx_km_update_op u;
+    const tdx_src_node *e = NULL;
+    const char *acc = tdx_km_update_of(stmt, &u, &e);
+    if (!acc || count_name(t, (tdx_src_node *)e, acc))
         return NULL;
-    tdx_src_node *e = NULL;
-    if (stmt->kind == TDX_SRC_AUGASSIGN && stmt->op == TDX_OP_PLUS) {
-        *op = RED_SUM;
-        e = v;
-    } else if (stmt->kind == TDX_SRC_ASSIGN && v->kind == TDX_SRC_BINOP && v->op == TDX_OP_PLUS &&
-               is_name(tdx_src_kid(v, TDX_SRC_R_LEFT), tg->name)) {
-        *op = RED_SUM;
-        e = tdx_src_kid(v, TDX_SRC_R_RIGHT);
-    } else if (stmt->kind == TDX_SRC_ASSIGN && v->kind == TDX_SRC_CALL && tdx_src_call_nargs(v) == 2 &&
-               (tdx_src_is_dotted(tdx_src_call_func(v), "tl.maximum") ||
-                tdx_src_is_dotted(tdx_src_call_func(v), "tl.minimum"))) {
-        *op = tdx_src_is_dotted(tdx_src_call_func(v), "tl.maximum") ? RED_MAX : RED_MIN;
-        tdx_src_node *a = tdx_src_call_arg(v, 0), *b = tdx_src_call_arg(v, 1);
-        e = is_name(a, tg->name) ? b : is_name(b, tg->name) ? a : NULL;
-    }
-    return e && !count_name(t, e, tg->name) ? tg->name : NULL;
+    *op = u == TDX_KM_UPDATE_MAX ? RED_MAX : u == TDX_KM_UPDATE_MIN ? RED_MIN : RED_SUM;
+    return acc;
 }
 
 /* The loop directly in def's body that holds the one reduction update of

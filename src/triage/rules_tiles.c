@@ -333,3 +333,45 @@ void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k)
         }
     }
 }
+
+/* TDX021: a statement that reduces its loop iteration's whole tile into a
+ * float scalar (tdx_km_deferrable, the statements defer-reduction
+ * rewrites): each iteration pays a cross-warp reduction through shared
+ * memory. A tl.dot loop is left alone: its time goes to the dot. */
+void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_deferred d[16];
+    size_t n = tdx_km_deferrable(t->file, k, d, 16);
+    for (size_t i = 0; i < n; i++) {
+        const tdx_src_node *L = d[i].loop;
+        int dot = 0;
+        for (size_t j = 0; j < k->ops.len && !dot; j++) {
+            const tdx_km_op *op = k->ops.items[j];
+            dot = op->kind == TDX_KM_OP_DOT && op->call->start >= L->start && op->call->end <= L->end;
+        }
+        if (dot)
+            continue;
+        char shape[160] = "";
+        size_t used = 0;
+        for (int a = 0; a < d[i].rank && used < sizeof shape; a++) {
+            size_t l;
+            const char *s = tdx_src_text(t->file->mod, d[i].shape[a], &l);
+            used += (size_t)snprintf(shape + used, sizeof shape - used, "%s%.*s", a ? " x " : "", (int)l, s);
+        }
+        const tdx_src_node *var = tdx_src_kid(L, TDX_SRC_R_TARGET);
+        tdx_finding *f = tdx_tri_add(t, "TDX021", d[i].op->call, 0, 0, k->name, 0.35,
+                                     "each iteration of the loop over '%s' reduces its %s tile into '%s' "
+                                     "with tl.%s",
+                                     var && var->kind == TDX_SRC_NAME ? var->name : "?", shape, d[i].acc,
+                                     d[i].op->name);
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "each iteration reduces its tile across the warps through shared memory, "
+                                   "with a barrier before the next iteration's loads are used; an elementwise "
+                                   "accumulator defers the one reduction to after the loop");
+        tdx_finding_fact(t->ledger, f, "accumulator", "%s", d[i].acc);
+        tdx_finding_fact(t->ledger, f, "reduction", "%s", d[i].op->name);
+        tdx_finding_fact(t->ledger, f, "tile", "%s", shape);
+    }
+}

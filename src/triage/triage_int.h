@@ -54,6 +54,9 @@ void tdx_tri_operand_layout_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX020 (rules_tiles.c): programs along grid axis 1 or 2 that reload the
  * same loop tiles, each for one output (block-outputs). */
 void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX021 (rules_tiles.c): a loop without tl.dot that reduces each
+ * iteration's whole tile into a float scalar (tdx_km_deferrable). */
+void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* Run the rules that look at the launching code of the whole file. */
 void tdx_tri_rules_launches(tdx_tri *t);
 

@@ -49,6 +49,10 @@ def rewrite(family, task, out_dir):
     ("block-outputs", TASKS / "col_sum.py"),                 # a 1-D grid
     ("block-outputs", TASKS / "rope_fp16.py"),
     ("block-outputs", TASKS / "embedding_fp16.py"),
+    ("defer-reduction", DATA / "rowsum_running.py"),         # the accumulator is read in the loop
+    ("defer-reduction", DATA / "rowcount_int.py"),           # an integer accumulator (count = 0)
+    ("defer-reduction", DATA / "rowsum_loop.py"),            # a block accumulator already
+    ("defer-reduction", DATA / "colmin_tiles.py"),           # tl.min over axis 0 of a 2-D tile: a row remains
 ], ids=lambda x: x if isinstance(x, str) else x.name)
 def test_family_leaves_kernel_alone(family, task, tmp_path):
     assert rewrite(family, task, tmp_path) == []
@@ -200,4 +204,39 @@ def test_block_outputs_folds_the_channel_axis(tmp_path):
     bad.write_text(text.replace("mask=(mask) & _tdx_live)", "mask=mask)").replace(
         "triton.cdiv(C_out, 32)", "triton.cdiv(C_out, 16)"))
     res = check_task(str(TASKS / "conv2d.py"), device="cpu", seeds=(0,), candidate=str(bad))
+    assert not res["ok"]
+
+
+@pytest.mark.parametrize("task,init,update,final", [
+    ("row_sum.py", "_tdx_r0 = tl.zeros([BLOCK], dtype=tl.float32)", "_tdx_r0 += x",
+     "acc += tl.sum(_tdx_r0, axis=0)"),
+    ("row_max.py", '_tdx_r0 = tl.full([BLOCK], float("-inf"), tl.float32)', "_tdx_r0 = tl.maximum(_tdx_r0, x)",
+     "m = tl.maximum(m, tl.max(_tdx_r0, axis=0))"),
+    ("matvec_fp16.py", "_tdx_r0 = tl.zeros([BLOCK], dtype=tl.float32)", "_tdx_r0 += a * x",
+     "acc += tl.sum(_tdx_r0, axis=0)"),
+])
+def test_defer_reduction_bench_tasks(task, init, update, final, tmp_path):
+    """defer-reduction on the bench tasks it is meant for: one candidate, the
+    block accumulator declared just before the loop, updated where the
+    reduction was, reduced on the line after the loop's last; the family does
+    not apply to its own candidate."""
+    (cand, summary), = rewrite("defer-reduction", TASKS / task, tmp_path / "a")
+    text = Path(cand).read_text()
+    assert f"    {init}\n    for start in range(" in text, text
+    assert f"\n        {update}\n    {final}\n    tl.store(" in text, text
+    assert "1 reduction of each loop tile" in summary
+    assert rewrite("defer-reduction", cand, tmp_path / "b") == []
+
+
+def test_check_catches_a_deferred_min_started_from_the_wrong_end(tmp_path):
+    """The negative control: the minimum's block accumulator must start at
+    +inf (the identity of tl.minimum); started at -inf it never moves, and
+    the check must say so."""
+    (cand, _), = rewrite("defer-reduction", DATA / "rowrange_minmax.py", tmp_path)
+    text = Path(cand).read_text()
+    good = '_tdx_r1 = tl.full([BLOCK], float("inf"), tl.float32)'
+    assert good in text
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace(good, '_tdx_r1 = tl.full([BLOCK], float("-inf"), tl.float32)'))
+    res = check_task(str(DATA / "rowrange_minmax.py"), device="cpu", seeds=(0,), candidate=str(bad))
     assert not res["ok"]

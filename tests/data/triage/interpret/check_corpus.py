@@ -78,6 +78,13 @@ def case_reductions():
     close(vals, x.max(1).values)
     assert (idx.long() == x.argmax(1)).all()
     close(load("int64_loop").launch(x), x.sum(1))
+    m = load("row_reduce_in_loop")
+    close(m.launch(x), x.sum(1))
+    close(m.launch_max(x), x.amax(1))
+    close(m.launch_bands(x), torch.nn.functional.pad(x, (0, 0, 0, 3)).view(5, 8, 300).sum((1, 2)))
+    xr = x[:, :128].contiguous()  # one block a row: the running sum ends as the row's sum
+    close(m.launch_running(xr), xr / xr.sum(1, keepdim=True))
+    assert (m.launch_count(x).long() == (x > 0).sum(1)).all()
     close(load("softmax_fused").launch(x), torch.softmax(x, -1))
     close(load("softmax_online").launch(x), torch.softmax(x, -1))
     close(load("layernorm").launch(x, w, b), torch.nn.functional.layer_norm(x, (300,), w, b))
