@@ -20,6 +20,10 @@
 # At the end it prints one line: target, executions, seconds, crashes,
 # hangs, peak RSS (MB), corpus size, date, and whether the time limit cut
 # it short; exit 1 when anything was found.
+#
+# FUZZ_MAX_LEN (bytes, default 65536) caps the input size: a target whose
+# cost grows with the input (llm_extract parses a reply three times) runs
+# many more executions with a smaller cap; say so where the run is recorded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0
@@ -55,7 +59,7 @@ mkdir -p "$build"
 ) 9>"$build/.lock"
 crashdir="$build/crashes-${name}"
 mkdir -p "$crashdir"
-opts=(-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+opts=(-max_len="${FUZZ_MAX_LEN:-65536}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
       -artifact_prefix="$crashdir/")
 if [ -f "fuzz/${name}.dict" ]; then
     opts+=(-dict="fuzz/${name}.dict")
