@@ -154,11 +154,8 @@ static int at_site_of(fam_task *t, tdx_src_node *L, at_site *a)
     if (!a->kdef || !a->hdef)
         return 0;
     /* an autotuned or heuristics-wrapped kernel already chooses its meta-parameters */
-    static const char *const wrappers[] = {"triton.autotune", "autotune", "triton.heuristics",
-                                           "heuristics"};
-    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
-        if (tdx_src_decorator(a->kdef, wrappers[i]))
-            return 0;
+    if (fam_self_tuned(a->kdef))
+        return 0;
     if (!tdx_src_decorator(a->kdef, "triton.jit"))
         return 0; /* the decorator written must name the module as the kernel does */
     /* the Autotuner runs the kernel once per config: atomics would add up */

@@ -261,6 +261,8 @@ static tdx_status block_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn em
          * each: R FMAs per column load become 4R per R + 4 loads) */
         long long widest = fam_widest_arange(t, def);
         int pw = widest >= 128 ? (int)(widest / 128 > 8 ? 8 : widest / 128) : 0;
+        if (fam_self_tuned(def))
+            pw = 0; /* its decorator passes num_warps: no second one at the launch */
         static const int rows[] = {32, 16, 32, 64};
         static const int few[] = {1, 1, 0, 0};
         for (size_t ri = 0; ri < sizeof rows / sizeof rows[0] && !st; ri++) {

@@ -159,6 +159,15 @@ tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch)
     return NULL;
 }
 
+int fam_self_tuned(const tdx_src_node *kdef)
+{
+    static const char *const wrappers[] = {"triton.autotune", "autotune", "triton.heuristics", "heuristics"};
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+        if (tdx_src_decorator(kdef, wrappers[i]))
+            return 1;
+    return 0;
+}
+
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n)
 {
     for (tdx_src_node *p = n->parent; p; p = p->parent)

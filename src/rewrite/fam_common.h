@@ -29,6 +29,10 @@ void fam_close(fam_task *t);
 const struct tdx_km_file *fam_model(fam_task *t);
 /* The kernel FUNCDEF a launch calls (by name), or NULL. */
 tdx_src_node *fam_launched_kernel(const fam_task *t, const tdx_src_node *launch);
+/* 1 when kernel def kdef chooses its own meta-parameters (@triton.autotune
+ * or @triton.heuristics): a launch must not pass num_warps, num_stages or
+ * the configs' constexprs again (a duplicate keyword at launch). */
+int fam_self_tuned(const tdx_src_node *kdef);
 /* The integer value of expression e of the launch `launch` (a CALL of
  * t->launches) at the task's bench shape (tdx_km_bench_int): 1 with *v set,
  * 0 when the model cannot follow the task there. */

@@ -387,8 +387,8 @@ static tdx_status one_block(fam_task *t, const passes *p, size_t w, tdx_rw_emit_
     if (!loop_range(p->loop[0], &start, &stop, &step) || !is_name(stop, NULL) || !is_name(step, NULL))
         return TDX_OK;
     tdx_src_node *np = tdx_src_param(p->def, stop->name), *bp = tdx_src_param(p->def, step->name);
-    if (!np || tdx_src_param_is_constexpr(np) || !bp || !tdx_src_param_is_constexpr(bp))
-        return TDX_OK;
+    if (!np || tdx_src_param_is_constexpr(np) || !bp || !tdx_src_param_is_constexpr(bp) || fam_self_tuned(p->def))
+        return TDX_OK; /* a tuned kernel's decorator passes BLOCK and num_warps itself */
     /* each launch sets BLOCK from the row length it passes */
     tdx_ptrvec launches = {0};
     for (size_t i = 0; i < t->launches.len; i++)

@@ -193,6 +193,8 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         size_t nb = block_args(t, L, b, 6);
         int has_dot = 0;
         tdx_src_node *kd = fam_launched_kernel(t, L);
+        if (kd && fam_self_tuned(kd))
+            continue; /* its decorator tunes it: a second num_warps is a duplicate keyword */
         if (kd) {
             tdx_ptrvec calls = {0};
             fam_collect(t, kd, TDX_SRC_CALL, &calls);

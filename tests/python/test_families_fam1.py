@@ -240,3 +240,23 @@ def test_check_catches_a_deferred_min_started_from_the_wrong_end(tmp_path):
     bad.write_text(text.replace(good, '_tdx_r1 = tl.full([BLOCK], float("-inf"), tl.float32)'))
     res = check_task(str(DATA / "rowrange_minmax.py"), device="cpu", seeds=(0,), candidate=str(bad))
     assert not res["ok"]
+
+
+@pytest.mark.parametrize("task,family,left", [
+    ("bmm_fp16", "retune", 0),
+    ("conv1d", "retune", 0),
+    ("layernorm", "retune", 0),
+    ("layernorm", "single-pass-reduction", 1),  # the pass fusion only: the launch is left alone
+    ("cross_entropy", "single-pass-reduction", 1),
+])
+def test_no_launch_meta_parameters_on_an_autotuned_kernel(task, family, left, tmp_path):
+    """A stack of autotune and a family that passes num_warps or a config's block size at the
+    launch raised 'got multiple values for keyword argument' on the GPU: a kernel whose
+    decorator tunes it gets no such candidate."""
+    tuned = rewrite("autotune", TASKS / f"{task}.py", tmp_path / "at")
+    assert tuned, task
+    cands = rewrite(family, Path(tuned[0][0]), tmp_path / "out")
+    assert len(cands) == left
+    for path, _ in cands:
+        launch = Path(path).read_text().split("\ndef launch", 1)[1]
+        assert "num_warps" not in launch and "BLOCK=" not in launch
