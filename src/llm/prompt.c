@@ -27,6 +27,9 @@ static const struct {
                         "the partial results with atomics"},
     {"defer-reduction", "keep an elementwise fp32 accumulator of the tile's shape in the loop instead of reducing "
                         "each tile to a scalar (tl.sum / tl.max) per iteration, and reduce it once after the loop"},
+    {"peel-masks", "run the blocks of a loop that need no mask (before the sequence end or the causal "
+                   "diagonal) in a loop of their own without the masks and selects, the rest in the original "
+                   "loop"},
     {"single-pass-reduction", "read the data once: fuse the passes over each row (online max and "
                               "sum) and keep the row in registers when it fits"},
     {"vectorize-loop", "replace the scalar loop over elements (or rows) with block-wide tl.arange operations"},

@@ -341,4 +341,29 @@ typedef struct tdx_km_deferred {
  * how many there are. */
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
 
+/* ---- masks only a loop's last blocks need (model_peel.c) ---- */
+enum { TDX_KM_PEEL_MAX_BOUNDS = 4, TDX_KM_PEEL_MAX_SITES = 8 };
+/* A loop `for V in range(lo, hi, step)` whose masks (tl.load / tl.store
+ * mask=, tl.where's condition) are true on every block that ends at or
+ * before each bound: the blocks before min(hi, bounds) need none. */
+typedef struct tdx_km_peel {
+    const tdx_src_node *loop;     /* the FOR */
+    const tdx_src_node *lo, *hi, *step;
+    const tdx_src_node *bound[TDX_KM_PEEL_MAX_BOUNDS]; /* X of `O < X`, P of `P + tl.arange(...) >= O` */
+    size_t nbound;
+    const tdx_src_node *site[TDX_KM_PEEL_MAX_SITES];   /* the calls whose mask drops there */
+    size_t nsite;
+    int diagonal;                 /* a bound comes from a rows-against-columns comparison */
+} tdx_km_peel;
+
+/* The loops of kernel def so (source order, nested ones included): the
+ * step is the size of an offsets tile `O = V + tl.arange(0, step)` bound
+ * once in the body, and each site's mask is a conjunction (&) of O < X,
+ * X > O, R >= O, R > O, O <= R, O < R (O bare or indexed with None / :),
+ * with R = P + tl.arange(0, K) bound once in the kernel outside the loop,
+ * X and P (and lo, hi, step) reading nothing the loop binds; a mask may be
+ * a name bound once, in the loop's body, to such a conjunction. Fills
+ * out[0, max) and returns how many there are. */
+size_t tdx_km_peelable(const tdx_src_module *m, const tdx_src_node *def, tdx_km_peel *out, size_t max);
+
 #endif

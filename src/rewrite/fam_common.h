@@ -147,6 +147,11 @@ tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * shape instead, reduced once after the loop. */
 tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
+/* ---- peel-masks (fam_peel.c) ---- */
+/* A loop whose masks only its last blocks need (tdx_km_peelable) runs the
+ * blocks before them in a loop of their own without the masks. */
+tdx_status fam_peel_masks(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 /* ---- operand-layout (fam_layout.c) ---- */
 /* An fp32 tl.dot operand passed K-major: the launch copies the tensor so
  * that its K axis is the contiguous one (the tf32 wgmma reads it so). */

@@ -207,9 +207,17 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             /* wgmma wants M >= 64 per CTA and num_warps % 4 == 0; 128x128 and
              * 128x256 tiles with 3 stages reach most of the fp16 rate; K=32
              * keeps fp32 tiles inside the 227 KiB of shared memory */
-            static const int cfg[][5] = {{128, 128, 64, 8, 3}, {128, 128, 32, 4, 4},
-                                         {128, 256, 64, 8, 3}, {64, 128, 64, 4, 4},
-                                         {128, 64, 32, 4, 4}};
+            static const int mm[][5] = {{128, 128, 64, 8, 3}, {128, 128, 32, 4, 4},
+                                        {128, 256, 64, 8, 3}, {64, 128, 64, 4, 4},
+                                        {128, 64, 32, 4, 4}};
+            /* two dots (attention: scores, then probabilities times values):
+             * the score tile is M x N fp32 in registers beside the M x D
+             * accumulator; on the H200 128 queries x 64 keys with 8 warps led
+             * with and without the masks (bench/RESULTS.md, the attention
+             * sweep), 64 x 64 with 4 warps next; 128 x 128 spills */
+            static const int attn[][5] = {{128, 64, 64, 8, 3}, {64, 64, 64, 4, 3}, {128, 64, 64, 8, 4},
+                                          {128, 128, 64, 8, 3}, {64, 128, 64, 4, 3}};
+            const int(*cfg)[5] = has_dot >= 2 ? attn : mm;
             /* one 16-bit dot with at least two waves of 128x256 tiles at the
              * bench shape: that tile first (on the H200 it beat 128x128x64 on
              * 8192^3 fp16, 1.74 against 2.03 ms, bench/RESULTS.md) */
@@ -229,7 +237,7 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 order[1] = 0;
                 order[2] = 1;
             }
-            for (size_t oc = 0; oc < sizeof cfg / sizeof cfg[0] && !st; oc++) {
+            for (size_t oc = 0; oc < sizeof mm / sizeof mm[0] && !st; oc++) {
                 size_t c = order[oc];
                 fam_edits e = {0};
                 int used = 0;
@@ -248,9 +256,14 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 snprintf(s, sizeof s, "%d", cfg[c][4]);
                 fam_set_kwarg(t, &e, L, "num_warps", w);
                 fam_set_kwarg(t, &e, L, "num_stages", s);
-                snprintf(sum, sizeof sum, "%s: tiles %dx%dx%d, num_warps=%d, num_stages=%d%s",
-                         kname(t, L), cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
-                         used ? "" : " (tiles unchanged)");
+                if (has_dot >= 2)
+                    snprintf(sum, sizeof sum, "%s: %d rows x %d columns a block, num_warps=%d, num_stages=%d%s",
+                             kname(t, L), cfg[c][0], cfg[c][1], cfg[c][3], cfg[c][4],
+                             used ? "" : " (blocks unchanged)");
+                else
+                    snprintf(sum, sizeof sum, "%s: tiles %dx%dx%d, num_warps=%d, num_stages=%d%s",
+                             kname(t, L), cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
+                             used ? "" : " (tiles unchanged)");
                 st = fam_emit(t, &e, emit, ud, "retune", sum);
             }
             continue;
@@ -538,6 +551,7 @@ static const tdx_rw_family families[] = {
     {"split-k", "a tl.dot loop over K whose result is stored as it is (or cast)", fam_split_k},
     {"split-reduction", "a loop that sums, maximises or minimises loaded values into one accumulator stored once after it", fam_split_reduction},
     {"defer-reduction", "a loop statement that adds (or maximises, minimises) tl.sum / tl.max / tl.min of the iteration's whole tile into a float scalar", fam_defer_reduction},
+    {"peel-masks", "a loop over blocks of offsets start + tl.arange(0, STEP) whose masks compare them with loop-invariant bounds", fam_peel_masks},
     {"fold-programs", "one tl.program_id(0) on a 1-D grid, straight-line element-wise code (and row reductions) on 1-D tiles", fam_fold_programs},
     {"vectorize-loop", "a kernel loop loading one element, or one row of a 1-D tile, per iteration", fam_vectorize_loop},
     {"persistent-grid", "a launch on a 1-D grid (or a 2-D grid of a tl.dot kernel) of a kernel with no early return", fam_persistent_grid},

@@ -375,3 +375,44 @@ void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "tile", "%s", shape);
     }
 }
+
+/* TDX022: a loop with a tl.dot whose masks only its last blocks need
+ * (tdx_km_peelable, the loops the peel-masks family splits). Loops without
+ * a dot are left out: a memory-bound loop hides its compares behind the
+ * loads. */
+void tdx_tri_peel_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_peel p[8];
+    size_t n = tdx_km_peelable(t->file->mod, k->def, p, 8);
+    for (size_t i = 0; i < n; i++) {
+        const tdx_src_node *L = p[i].loop;
+        int dot = 0;
+        for (size_t j = 0; j < k->ops.len && !dot; j++) {
+            const tdx_km_op *op = k->ops.items[j];
+            dot = op->kind == TDX_KM_OP_DOT && op->call->start >= L->start && op->call->end <= L->end;
+        }
+        if (!dot)
+            continue;
+        char bounds[200] = "";
+        size_t used = 0;
+        for (size_t b = 0; b < p[i].nbound && used < sizeof bounds; b++) {
+            size_t l;
+            const char *s = tdx_src_text(t->file->mod, p[i].bound[b], &l);
+            used += (size_t)snprintf(bounds + used, sizeof bounds - used, "%s%.*s", b ? ", " : "", (int)l, s);
+        }
+        const tdx_src_node *var = tdx_src_kid(L, TDX_SRC_R_TARGET);
+        tdx_finding *f = tdx_tri_add(t, "TDX022", p[i].site[0], 0, 0, k->name, 0.5,
+                                     "the loop over '%s' masks every block (%zu site%s), though only blocks past "
+                                     "%s%s need it",
+                                     var && var->kind == TDX_SRC_NAME ? var->name : "?", p[i].nsite,
+                                     p[i].nsite == 1 ? "" : "s", p[i].nbound > 1 ? "min of " : "", bounds);
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "the compares, selects and predicated loads of the masks run on every block, "
+                                   "between the MMAs; a loop over the blocks before the bound needs none of them");
+        tdx_finding_fact(t->ledger, f, "bounds", "%s", bounds);
+        tdx_finding_fact(t->ledger, f, "masks", "%zu", p[i].nsite);
+        tdx_finding_fact(t->ledger, f, "diagonal", "%s", p[i].diagonal ? "yes" : "no");
+    }
+}

@@ -45,6 +45,10 @@ CASES = [
     ("defer-reduction", "matvec_scalar_acc.py"),
     ("defer-reduction", "band_stats_nested.py"),
     ("defer-reduction", ROOT / "bench" / "tasks" / "row_max.py"),
+    ("peel-masks", "window_rowsum.py"),
+    ("peel-masks", "causal_rowsum.py"),
+    ("peel-masks", ROOT / "bench" / "tasks" / "attention_causal_fp16.py"),
+    ("peel-masks", ROOT / "bench" / "tasks" / "attention_fp16.py"),
     ("fold-programs", "heads_tiny.py"),
     ("fold-programs", "rows_masked_tiny.py"),
     ("fold-programs", "scale.py"),
@@ -129,7 +133,8 @@ def test_check_catches_a_wrong_program_order(tmp_path):
     ("bmm_fp16.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
     ("matmul_fp16_tall_skinny.py", "tiles 128x128x64, num_warps=8, num_stages=3"),  # N = 64
     ("matmul_fp32_square.py", "tiles 128x128x64, num_warps=8, num_stages=3"),      # 4-byte inputs
-    ("attention_fp16.py", "tiles 128x128x64, num_warps=8, num_stages=3"),          # two dots
+    ("attention_fp16.py", "128 rows x 64 columns a block, num_warps=8, num_stages=3"),  # two dots: attention's list
+    ("attention_causal_fp16.py", "128 rows x 64 columns a block, num_warps=8, num_stages=3"),
 ])
 def test_retune_puts_wide_tiles_first_for_large_16_bit_matmuls(task, first, tmp_path):
     """A 16-bit matmul with N >= 256 and two waves of 128x256 tiles at the

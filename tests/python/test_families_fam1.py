@@ -260,3 +260,57 @@ def test_no_launch_meta_parameters_on_an_autotuned_kernel(task, family, left, tm
     for path, _ in cands:
         launch = Path(path).read_text().split("\ndef launch", 1)[1]
         assert "num_warps" not in launch and "BLOCK=" not in launch
+
+
+PEEL_BASE = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+LOOP
+    tl.store(y_ptr + row, tl.sum(acc, axis=0))
+
+
+def launch(x):
+    y = torch.empty(x.shape[0], device=x.device, dtype=torch.float32)
+    k[(x.shape[0],)](x, y, x.shape[1], BLOCK=64)
+    return y
+'''
+
+
+@pytest.mark.parametrize("loop", [
+    # the bound changes from block to block
+    "        lim = start + 7\n        acc += tl.load(x_ptr + row * n + offs, mask=offs < lim, other=0.0)",
+    # <= n is not `a block that ends before n`: not recognised
+    "        acc += tl.load(x_ptr + row * n + offs, mask=offs <= n, other=0.0)",
+    # one conjunct is not about the block's offsets (it is kept whole)
+    "        acc += tl.load(x_ptr + row * n + offs, mask=(offs < n) & (row < 5), other=0.0)",
+    # the offsets are bound again in the loop
+    "        offs = offs + 1\n        acc += tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)",
+    # the offsets step by something else than the loop's step
+    "        offs2 = start + tl.arange(0, 2 * BLOCK)\n"
+    "        acc += tl.load(x_ptr + row * n + offs2, mask=offs2 < n, other=0.0)",
+], ids=["variant-bound", "le", "other-conjunct", "rebound", "other-step"])
+def test_peel_masks_leaves_loops_alone(loop, tmp_path):
+    task = tmp_path / "t.py"
+    task.write_text(PEEL_BASE.replace("LOOP", loop))
+    assert rewrite("peel-masks", task, tmp_path / "out") == []
+
+
+def test_peel_masks_base_loop_is_peeled(tmp_path):
+    """The positive control of the cases above: the same loop with `offs < n`."""
+    task = tmp_path / "t.py"
+    task.write_text(PEEL_BASE.replace(
+        "LOOP", "        acc += tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)"))
+    cands = rewrite("peel-masks", task, tmp_path / "out")
+    assert len(cands) == 1
+    text = Path(cands[0][0]).read_text()
+    assert "_tdx_full = tl.maximum(n, 0) // BLOCK * BLOCK" in text
+    assert "acc += tl.load(x_ptr + row * n + offs)\n" in text
+    assert "for start in range(_tdx_full, n, BLOCK):" in text

@@ -151,6 +151,13 @@ def case_attention_conv():
     s = (q.float() @ k.float().transpose(-1, -2)) * 0.125
     s = s.masked_fill(torch.triu(torch.ones(256, 256, dtype=torch.bool), 1), float("-inf"))
     close(load("attention_causal_helper").launch(q, k, v).float(), torch.softmax(s, -1) @ v.float(), 2e-2)
+    q, k, v = (torch.randn(1, 2, 100, 32).half() for _ in range(3))  # S not a multiple of the blocks
+    s = (q.float() @ k.float().transpose(-1, -2)) * 0.125
+    s = s.masked_fill(torch.triu(torch.ones(100, 100, dtype=torch.bool), 1), float("-inf"))
+    m = load("masked_key_blocks")
+    close(m.launch(q, k, v).float(), torch.softmax(s, -1) @ v.float(), 2e-2)
+    x = torch.randn(5, 300)
+    close(m.launch_row_sum(x), x.sum(1))
     m = load("conv1d")
     x, w = torch.randn(4, 500), torch.randn(4, 5)
     close(m.launch(x, w), m.reference(x, w))
