@@ -331,13 +331,20 @@ typedef struct tdx_km_deferred {
                                                   constexpr parameters of the kernel */
 } tdx_km_deferred;
 
+/* The texts of d's axis sizes, left to right, joined by sep, into buf[0,
+ * cap) with a NUL: 1, or 0 (buf cut) when they do not fit. */
+int tdx_km_deferred_shape(const tdx_src_module *m, const tdx_km_deferred *d, const char *sep, char *buf,
+                          size_t cap);
+/* Non-zero when a tl.dot of kernel k lies inside loop (a FOR or WHILE node). */
+int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop);
+
 /* The statements of kernel k that reduce a tile so (source order): the
  * accumulator is named nowhere else in the loop (target and iterator
  * included), its value before the loop is a float (a float literal, its
  * negation, float("..."), or tl.zeros / tl.full naming tl.float32), the
  * reduction takes every axis (rank 1 with axis 0 / -1 / None, any rank with
  * no axis) of a tile whose sizes are known before the loop, and the loop
- * statement starts its line and has no else. Fills out[0, max) and returns
+ * statement starts its line, has no else and holds no tl.dot. Fills out[0, max) and returns
  * how many there are. */
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
 

@@ -226,6 +226,39 @@ static const tdx_src_node *update_stmt(const tdx_src_node *call, tdx_km_update_o
     return *acc && e == call && *op == want ? s : NULL;
 }
 
+int tdx_km_deferred_shape(const tdx_src_module *m, const tdx_km_deferred *d, const char *sep, char *buf,
+                          size_t cap)
+{
+    size_t used = 0, sl = strlen(sep);
+    if (!cap)
+        return 0;
+    buf[0] = '\0';
+    for (int a = 0; a < d->rank; a++) {
+        size_t l;
+        const char *s = tdx_src_text(m, d->shape[a], &l);
+        if (used + (a ? sl : 0) + l + 1 > cap)
+            return 0;
+        if (a) {
+            memcpy(buf + used, sep, sl);
+            used += sl;
+        }
+        memcpy(buf + used, s, l);
+        used += l;
+        buf[used] = '\0';
+    }
+    return 1;
+}
+
+int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop)
+{
+    for (size_t j = 0; k && loop && j < k->ops.len; j++) {
+        const tdx_km_op *op = k->ops.items[j];
+        if (op->kind == TDX_KM_OP_DOT && op->call && op->call->start >= loop->start && op->call->end <= loop->end)
+            return 1;
+    }
+    return 0;
+}
+
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max)
 {
     size_t n = 0;
@@ -241,8 +274,9 @@ size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_de
         const tdx_src_node *s = update_stmt(op->call, &upd, &acc);
         const tdx_src_node *loop = s ? s->parent : NULL;
         if (!s || s->role != TDX_SRC_R_BODY || !loop || loop->kind != TDX_SRC_FOR ||
-            tdx_src_kid(loop, TDX_SRC_R_ORELSE) || enclosing_def(loop) != k->def || !starts_line(m, loop))
-            continue;
+            tdx_src_kid(loop, TDX_SRC_R_ORELSE) || enclosing_def(loop) != k->def || !starts_line(m, loop) ||
+            tdx_km_loop_has_dot(k, loop))
+            continue; /* a dot loop's reductions wait on the MMA anyway (and feed the online softmax) */
         /* the statement is the accumulator's one read and write in the loop */
         if (count_name(loop, acc) != (s->kind == TDX_SRC_AUGASSIGN ? 1 : 2))
             continue;

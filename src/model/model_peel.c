@@ -206,7 +206,7 @@ static const tdx_src_node *rows_start(const ctx *c, const tdx_src_node *n)
             return NULL;
         n = v;
     }
-    if (!is_name(n, NULL) || bindings(c->def, n->name) != 1 || bindings(c->loop, n->name) != 0)
+    if (!n || !is_name(n, NULL) || bindings(c->def, n->name) != 1 || bindings(c->loop, n->name) != 0)
         return NULL;
     const tdx_src_node *a = assignment(c->def, n->name), *size = NULL;
     const tdx_src_node *p = a ? plus_arange(c->m, tdx_src_kid(a, TDX_SRC_R_VALUE), &size) : NULL;

@@ -33,23 +33,19 @@ static char *indent_of(fam_task *t, const tdx_src_node *n)
     return tdx_arena_printf(&t->arena, "%.*s", (int)(n->start - ls), t->src + ls);
 }
 
-/* `[S0, S1, ...]`: the tile's shape, left to right. */
+/* `[S0, S1, ...]`: the tile's shape, left to right; NULL when out of memory. */
 static char *shape_text(fam_task *t, const tdx_km_deferred *d)
 {
-    tdx_buf b;
-    tdx_buf_init(&b, 4096);
-    tdx_buf_addc(&b, '[');
+    size_t cap = 1;
     for (int a = 0; a < d->rank; a++) {
         size_t l;
-        const char *s = tdx_src_text(t->m, d->shape[a], &l);
-        if (a)
-            tdx_buf_adds(&b, ", ");
-        tdx_buf_add(&b, s, l);
+        (void)tdx_src_text(t->m, d->shape[a], &l);
+        cap += l + 2;
     }
-    tdx_buf_addc(&b, ']');
-    char *r = tdx_arena_strdup(&t->arena, tdx_buf_str(&b));
-    tdx_buf_free(&b);
-    return r;
+    char *axes = tdx_arena_alloc(&t->arena, cap);
+    if (!axes || !tdx_km_deferred_shape(t->m, d, ", ", axes, cap))
+        return NULL;
+    return tdx_arena_printf(&t->arena, "[%s]", axes);
 }
 
 /* _tdx_r0, _tdx_r1, ...: the next name that kernel def does not use. */

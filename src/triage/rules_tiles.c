@@ -344,20 +344,8 @@ void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
     size_t n = tdx_km_deferrable(t->file, k, d, 16);
     for (size_t i = 0; i < n; i++) {
         const tdx_src_node *L = d[i].loop;
-        int dot = 0;
-        for (size_t j = 0; j < k->ops.len && !dot; j++) {
-            const tdx_km_op *op = k->ops.items[j];
-            dot = op->kind == TDX_KM_OP_DOT && op->call->start >= L->start && op->call->end <= L->end;
-        }
-        if (dot)
-            continue;
-        char shape[160] = "";
-        size_t used = 0;
-        for (int a = 0; a < d[i].rank && used < sizeof shape; a++) {
-            size_t l;
-            const char *s = tdx_src_text(t->file->mod, d[i].shape[a], &l);
-            used += (size_t)snprintf(shape + used, sizeof shape - used, "%s%.*s", a ? " x " : "", (int)l, s);
-        }
+        char shape[160];
+        (void)tdx_km_deferred_shape(t->file->mod, &d[i], " x ", shape, sizeof shape); /* cut when longer */
         const tdx_src_node *var = tdx_src_kid(L, TDX_SRC_R_TARGET);
         tdx_finding *f = tdx_tri_add(t, "TDX021", d[i].op->call, 0, 0, k->name, 0.35,
                                      "each iteration of the loop over '%s' reduces its %s tile into '%s' "
@@ -386,12 +374,7 @@ void tdx_tri_peel_rule(tdx_tri *t, const tdx_km_kernel *k)
     size_t n = tdx_km_peelable(t->file->mod, k->def, p, 8);
     for (size_t i = 0; i < n; i++) {
         const tdx_src_node *L = p[i].loop;
-        int dot = 0;
-        for (size_t j = 0; j < k->ops.len && !dot; j++) {
-            const tdx_km_op *op = k->ops.items[j];
-            dot = op->kind == TDX_KM_OP_DOT && op->call->start >= L->start && op->call->end <= L->end;
-        }
-        if (!dot)
+        if (!tdx_km_loop_has_dot(k, L))
             continue;
         char bounds[200] = "";
         size_t used = 0;
