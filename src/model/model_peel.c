@@ -16,8 +16,9 @@
  *
  * with O = start + tl.arange(0, STEP) assigned in the loop's body (once, and
  * read bare or indexed with None / : only), R = P + tl.arange(0, K)
- * assigned once in the kernel outside the loop, and X, P naming nothing the
- * loop assigns. A mask written as a name assigned once in the loop's body
+ * assigned once in the kernel outside the loop, X and P naming nothing the
+ * loop assigns, and P naming nothing bound twice in the kernel (it is read
+ * again just before the loop). A mask written as a name assigned once in the loop's body
  * counts as its value. The blocks before the least of the bounds and the
  * loop's end need no mask: the peel-masks family runs them in a loop of
  * their own without it, and the original loop takes the rest; rule TDX022
@@ -55,6 +56,13 @@ static int target_visit(tdx_src_node *n, void *ud)
     if (is_name(n, NULL) && (n->role == TDX_SRC_R_TARGET || (n->parent && n->parent->kind == TDX_SRC_TUPLE &&
                                                               n->parent->role == TDX_SRC_R_TARGET)))
         names_add(s, n->name);
+    return 0;
+}
+
+static int name_visit(tdx_src_node *n, void *ud)
+{
+    if (is_name(n, NULL))
+        names_add(ud, n->name);
     return 0;
 }
 
@@ -210,7 +218,15 @@ static const tdx_src_node *rows_start(const ctx *c, const tdx_src_node *n)
         return NULL;
     const tdx_src_node *a = assignment(c->def, n->name), *size = NULL;
     const tdx_src_node *p = a ? plus_arange(c->m, tdx_src_kid(a, TDX_SRC_R_VALUE), &size) : NULL;
-    return p && invariant(p, &c->assigned) ? p : NULL;
+    /* P is read again before the loop: every name in it bound at most once
+     * in the kernel, so that it still means what it meant for R */
+    names in_p = {{0}, 0, 0};
+    if (p)
+        tdx_src_walk((tdx_src_node *)p, name_visit, &in_p);
+    for (size_t i = 0; p && i < in_p.n; i++)
+        if (bindings(c->def, in_p.v[i]) > 1)
+            return NULL;
+    return p && !in_p.full && invariant(p, &c->assigned) ? p : NULL;
 }
 
 static int add_bound(const ctx *c, const tdx_src_node **b, size_t *nb, const tdx_src_node *x)

@@ -85,6 +85,11 @@ static char *unmasked_copy(fam_task *t, const tdx_km_peel *p, const char *full)
     for (size_t i = 0; i < p->nsite; i++) {
         const tdx_src_node *c = p->site[i];
         const tdx_src_node *fn = tdx_src_call_func(c);
+        int nested = 0; /* inside another site: that one's edit copies it as it is */
+        for (size_t j = 0; j < p->nsite && !nested; j++)
+            nested = j != i && p->site[j]->start <= c->start && c->end <= p->site[j]->end;
+        if (nested)
+            continue;
         if (tdx_src_call_nargs(c) == 3 && !kwarg_node(c, "mask")) { /* tl.where(m, a, b) -> (a) */
             const tdx_src_node *a = tdx_src_call_arg(c, 1), *st = c->parent, *tg;
             size_t al, tl;

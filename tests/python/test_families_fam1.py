@@ -296,11 +296,33 @@ def launch(x):
     # the offsets step by something else than the loop's step
     "        offs2 = start + tl.arange(0, 2 * BLOCK)\n"
     "        acc += tl.load(x_ptr + row * n + offs2, mask=offs2 < n, other=0.0)",
-], ids=["variant-bound", "le", "other-conjunct", "rebound", "other-step"])
+    # the rows' start is rebound after the rows were formed: read again before the loop it would
+    # not be their start
+    "        pass\n    for start2 in range(0, n, BLOCK):\n"
+    "        cols = start2 + tl.arange(0, BLOCK)\n"
+    "        acc += tl.where(rows >= cols, 1.0, 0.0)",
+], ids=["variant-bound", "le", "other-conjunct", "rebound", "other-step", "rows-start-rebound"])
 def test_peel_masks_leaves_loops_alone(loop, tmp_path):
     task = tmp_path / "t.py"
-    task.write_text(PEEL_BASE.replace("LOOP", loop))
+    src = PEEL_BASE.replace("LOOP", loop)
+    if "rows" in loop:
+        src = src.replace("    acc = tl.zeros", "    base = row * BLOCK\n    rows = base + tl.arange(0, BLOCK)\n"
+                          "    base = base + 1\n    acc = tl.zeros")
+    task.write_text(src)
     assert rewrite("peel-masks", task, tmp_path / "out") == []
+
+
+def test_peel_masks_rows_bound_and_nested_sites(tmp_path):
+    """The positive control of rows-start-rebound (the rows' start bound once), and a masked load
+    inside a tl.where that drops: the where's value is copied with its load as it is."""
+    task = tmp_path / "t.py"
+    task.write_text(PEEL_BASE.replace("    acc = tl.zeros", "    rows = row * BLOCK + tl.arange(0, BLOCK)\n    acc = tl.zeros")
+                    .replace("LOOP", "        acc += tl.where(rows >= offs, tl.load(x_ptr + offs, mask=offs < n, other=0.0), 0.0)"))
+    cands = rewrite("peel-masks", task, tmp_path / "out")
+    assert len(cands) == 1
+    text = Path(cands[0][0]).read_text()
+    assert "_tdx_full = tl.maximum(tl.minimum(n, (row * BLOCK)), 0) // BLOCK * BLOCK" in text
+    assert "        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n" in text
 
 
 def test_peel_masks_base_loop_is_peeled(tmp_path):
