@@ -317,8 +317,10 @@ const char *tdx_km_update_of(const tdx_src_node *stmt, tdx_km_update_op *op, con
 
 /* A loop statement that reduces its iteration's whole tile into a float
  * scalar (`acc += tl.sum(x, axis=0)`, `m = tl.maximum(m, tl.max(x, axis=0))`,
- * tl.minimum / tl.min): an elementwise accumulator of the tile's shape can
- * take the tile in the loop and the one reduction can follow the loop. */
+ * tl.minimum / tl.min), or one axis of a 2-D tile into a float
+ * tile accumulator (`acc += tl.sum(x, axis=0)` with acc = tl.zeros((BLOCK_N,),
+ * ...)): an elementwise accumulator of the tile's shape can take the tile in
+ * the loop and the one reduction can follow the loop. */
 typedef struct tdx_km_deferred {
     const tdx_km_op *op;          /* the tl.sum / tl.max / tl.min */
     tdx_km_update_op update;
@@ -326,7 +328,8 @@ typedef struct tdx_km_deferred {
     const tdx_src_node *loop;     /* the FOR whose body holds stmt */
     const tdx_src_node *value;    /* the reduced tile expression (first argument) */
     const char *acc;              /* the accumulator, a float assigned before the loop */
-    int rank;                     /* the tile's rank, every axis reduced */
+    int rank;                     /* the tile's rank */
+    int axis;                     /* the one axis reduced, from the left, or -1: every axis */
     const tdx_src_node *shape[TDX_KM_MAXRANK]; /* axis sizes, left to right: int literals or
                                                   constexpr parameters of the kernel */
 } tdx_km_deferred;
@@ -343,9 +346,10 @@ int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop);
  * included), its value before the loop is a float (a float literal, its
  * negation, float("..."), or tl.zeros / tl.full naming tl.float32), the
  * reduction takes every axis (rank 1 with axis 0 / -1 / None, any rank with
- * no axis) of a tile whose sizes are known before the loop, and the loop
- * statement starts its line, has no else and holds no tl.dot. Fills out[0, max) and returns
- * how many there are. */
+ * no axis), or one integer axis of a 2-D tile into an accumulator
+ * that starts as tl.zeros / tl.full, of a tile whose sizes are known before
+ * the loop, and the loop statement starts its line, has no else and holds
+ * no tl.dot. Fills out[0, max) and returns how many there are. */
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
 
 /* ---- masks only a loop's last blocks need (model_peel.c) ---- */

@@ -142,6 +142,35 @@ static int reduces_all(const tdx_src_module *m, const tdx_src_node *call, int ra
     return rank == 1 && tdx_src_int_value(m, ax, &v) == TDX_OK && (v == 0 || v == -1);
 }
 
+/* A reduction of one axis of a 2-D tile: the input and an integer axis
+ * (positional or axis=, negative from the right), nothing else; 1 with
+ * *axis set from the left. Not of 3-D tiles: a broadcast product reduced
+ * over its middle axis (a dot written by hand) would keep a BM x BK x BN
+ * accumulator. */
+static int one_axis(const tdx_src_module *m, const tdx_src_node *call, int rank, int *axis)
+{
+    size_t na = tdx_src_call_nargs(call);
+    const tdx_src_node *ax = na == 2 ? tdx_src_call_arg(call, 1) : NULL;
+    for (tdx_src_node *kw = tdx_src_next(call, TDX_SRC_R_KEYWORD, NULL); kw;
+         kw = tdx_src_next(call, TDX_SRC_R_KEYWORD, kw)) {
+        if (!kw->name || strcmp(kw->name, "axis") != 0 || ax)
+            return 0;
+        ax = tdx_src_kid(kw, TDX_SRC_R_VALUE);
+    }
+    long long v;
+    if (rank != 2 || na < 1 || na > 2 || !ax || tdx_src_int_value(m, ax, &v) != TDX_OK || v < -rank || v >= rank)
+        return 0;
+    *axis = (int)(v < 0 ? v + rank : v);
+    return 1;
+}
+
+/* The accumulator starts as a tile: tl.zeros(...) or tl.full(...). */
+static int tile_init(const tdx_src_node *e)
+{
+    const tdx_src_node *fn = e ? tdx_src_call_func(e) : NULL;
+    return fn && (tdx_src_is_dotted(fn, "tl.zeros") || tdx_src_is_dotted(fn, "tl.full"));
+}
+
 /* An axis size whose text means the same before the loop: a positive
  * integer literal, or a constexpr parameter of the kernel never rebound in
  * it; when it is a tl.arange end, the range starts at 0. */
@@ -281,13 +310,18 @@ size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_de
         if (count_name(loop, acc) != (s->kind == TDX_SRC_AUGASSIGN ? 1 : 2))
             continue;
         int found = 0;
-        if (!float_init(m, tdx_km_binding_of(k->def, acc, loop, &found)) || !found)
+        const tdx_src_node *init = tdx_km_binding_of(k->def, acc, loop, &found);
+        if (!float_init(m, init) || !found)
             continue;
         const tdx_src_node *x = tdx_src_call_arg(op->call, 0);
-        int rank = op->input.rank;
-        if (!x || rank < 1 || rank > TDX_KM_MAXRANK || !reduces_all(m, op->call, rank) || reshapes(x))
+        int rank = op->input.rank, axis = -1;
+        if (!x || rank < 1 || rank > TDX_KM_MAXRANK || reshapes(x))
             continue;
-        tdx_km_deferred d = {op, upd, s, loop, x, acc, rank, {0}};
+        /* every axis into a scalar, or one axis of a tile into a tile the
+         * accumulator already is (tl.zeros / tl.full before the loop) */
+        if (!reduces_all(m, op->call, rank) && !(one_axis(m, op->call, rank, &axis) && tile_init(init)))
+            continue;
+        tdx_km_deferred d = {op, upd, s, loop, x, acc, rank, axis, {0}};
         int ok = 1;
         for (int a = 0; a < rank && ok; a++) {
             d.shape[a] = op->input.axis[rank - 1 - a].size; /* axes are kept from the right */

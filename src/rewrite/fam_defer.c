@@ -1,5 +1,6 @@
 /* defer-reduction: a loop that reduces every iteration's tile into a
- * scalar accumulator,
+ * scalar accumulator (or one axis of it into a tile accumulator: the column
+ * sums of a 2-D tile),
  *
  *     acc += tl.sum(x, axis=0)            m = tl.maximum(m, tl.max(x, axis=0))
  *
@@ -77,10 +78,12 @@ static tdx_status plan(fam_task *t, const tdx_km_deferred *d, char *name, deferr
     const char *x = tdx_src_text(t->m, d->value, &xl);
     /* a value written over several lines stays inside brackets */
     int paren = memchr(x, '\n', xl) != NULL;
-    const char *axis = d->rank == 1 ? ", axis=0" : "";
+    const char *axis = d->axis >= 0  ? tdx_arena_printf(&t->arena, ", axis=%d", d->axis)
+                       : d->rank == 1 ? ", axis=0"
+                                      : "";
     out->d = d;
     out->name = name;
-    if (!shape || !ind || !name)
+    if (!shape || !ind || !name || !axis)
         return TDX_ERR_NOMEM;
     if (d->update == TDX_KM_UPDATE_SUM) {
         out->init = tdx_arena_printf(&t->arena, "%s%s = tl.zeros(%s, dtype=tl.float32)\n", ind, name, shape);

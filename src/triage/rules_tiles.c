@@ -346,12 +346,15 @@ void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
         const tdx_src_node *L = d[i].loop;
         char shape[160];
         (void)tdx_km_deferred_shape(t->file->mod, &d[i], " x ", shape, sizeof shape); /* cut when longer */
+        char along[32] = "";
+        if (d[i].axis >= 0)
+            snprintf(along, sizeof along, " along axis %d", d[i].axis);
         const tdx_src_node *var = tdx_src_kid(L, TDX_SRC_R_TARGET);
         tdx_finding *f = tdx_tri_add(t, "TDX021", d[i].op->call, 0, 0, k->name, 0.35,
-                                     "each iteration of the loop over '%s' reduces its %s tile into '%s' "
+                                     "each iteration of the loop over '%s' reduces its %s tile%s into '%s' "
                                      "with tl.%s",
-                                     var && var->kind == TDX_SRC_NAME ? var->name : "?", shape, d[i].acc,
-                                     d[i].op->name);
+                                     var && var->kind == TDX_SRC_NAME ? var->name : "?", shape,
+                                     along, d[i].acc, d[i].op->name);
         if (!f)
             return;
         tdx_finding_set_hypothesis(t->ledger, f,

@@ -45,6 +45,8 @@ CASES = [
     ("defer-reduction", "matvec_scalar_acc.py"),
     ("defer-reduction", "band_stats_nested.py"),
     ("defer-reduction", ROOT / "bench" / "tasks" / "row_max.py"),
+    ("defer-reduction", "colmin_tiles.py"),                  # one axis of a 2-D tile into a tile accumulator
+    ("defer-reduction", ROOT / "bench" / "tasks" / "col_max_fp16.py"),
     ("peel-masks", "window_rowsum.py"),
     ("peel-masks", "causal_rowsum.py"),
     ("peel-masks", ROOT / "bench" / "tasks" / "attention_causal_fp16.py"),

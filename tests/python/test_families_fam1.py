@@ -52,7 +52,6 @@ def rewrite(family, task, out_dir):
     ("defer-reduction", DATA / "rowsum_running.py"),         # the accumulator is read in the loop
     ("defer-reduction", DATA / "rowcount_int.py"),           # an integer accumulator (count = 0)
     ("defer-reduction", DATA / "rowsum_loop.py"),            # a block accumulator already
-    ("defer-reduction", DATA / "colmin_tiles.py"),           # tl.min over axis 0 of a 2-D tile: a row remains
 ], ids=lambda x: x if isinstance(x, str) else x.name)
 def test_family_leaves_kernel_alone(family, task, tmp_path):
     assert rewrite(family, task, tmp_path) == []
@@ -214,6 +213,9 @@ def test_block_outputs_folds_the_channel_axis(tmp_path):
      "m = tl.maximum(m, tl.max(_tdx_r0, axis=0))"),
     ("matvec_fp16.py", "_tdx_r0 = tl.zeros([BLOCK], dtype=tl.float32)", "_tdx_r0 += a * x",
      "acc += tl.sum(_tdx_r0, axis=0)"),
+    # one axis of a 2-D tile into the column accumulator: the final reduction keeps that axis
+    ("col_max_fp16.py", '_tdx_r0 = tl.full([BLOCK_M, BLOCK_N], float("-inf"), tl.float32)',
+     "_tdx_r0 = tl.maximum(_tdx_r0, x.to(tl.float32))", "acc = tl.maximum(acc, tl.max(_tdx_r0, axis=0))"),
 ])
 def test_defer_reduction_bench_tasks(task, init, update, final, tmp_path):
     """defer-reduction on the bench tasks it is meant for: one candidate, the
@@ -336,3 +338,14 @@ def test_peel_masks_base_loop_is_peeled(tmp_path):
     assert "_tdx_full = tl.maximum(n, 0) // BLOCK * BLOCK" in text
     assert "acc += tl.load(x_ptr + row * n + offs)\n" in text
     assert "for start in range(_tdx_full, n, BLOCK):" in text
+
+
+def test_defer_reduction_keeps_a_3d_product_as_it_is(tmp_path):
+    """A broadcast product reduced over its middle axis (a dot written by hand) would keep a
+    BM x BK x BN accumulator: only the matrix-vector kernel beside it is rewritten."""
+    cands = rewrite("defer-reduction", ROOT / "tests" / "data" / "triage" / "manual_dot.py", tmp_path)
+    assert len(cands) == 1
+    text = Path(cands[0][0]).read_text()
+    assert text.count("_tdx_r0 = tl.zeros([BLOCK_M, BLOCK_K], dtype=tl.float32)") == 1
+    assert "_tdx_r1" not in text
+    assert "        acc += tl.sum(prod, axis=1)\n" in text
