@@ -352,6 +352,17 @@ int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop);
  * no tl.dot. Fills out[0, max) and returns how many there are. */
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
 
+/* ---- atomics ordered for nothing (model_atomic.c) ---- */
+enum { TDX_KM_ATOMIC_MAX = 16 };
+/* The tl.atomic_add / max / min / and / or / xor calls of kernel def that
+ * are statements of their own (result unused) and name no sem= or scope=,
+ * when the kernel has no atomic_cas / atomic_xchg, no atomic whose result is
+ * used, no tl.load through a pointer parameter an atomic writes through,
+ * and calls no helper function: their default acq_rel ordering serves
+ * nothing. Fills out[0, max) in source order and returns how many; 0 when
+ * the kernel does not qualify. */
+size_t tdx_km_relaxable(const tdx_src_node *def, const tdx_src_node **out, size_t max);
+
 /* ---- masks only a loop's last blocks need (model_peel.c) ---- */
 enum { TDX_KM_PEEL_MAX_BOUNDS = 4, TDX_KM_PEEL_MAX_SITES = 8 };
 /* A loop `for V in range(lo, hi, step)` whose masks (tl.load / tl.store

@@ -147,6 +147,11 @@ tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * shape instead, reduced once after the loop. */
 tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
+/* ---- relax-atomics (fam_atomic.c) ---- */
+/* sem="relaxed" on atomics whose result is unused in a kernel that reads
+ * nothing they order (tdx_km_relaxable). */
+tdx_status fam_relax_atomics(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 /* ---- peel-masks (fam_peel.c) ---- */
 /* A loop whose masks only its last blocks need (tdx_km_peelable) runs the
  * blocks before them in a loop of their own without the masks. */

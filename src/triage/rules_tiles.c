@@ -402,3 +402,26 @@ void tdx_tri_peel_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "diagonal", "%s", p[i].diagonal ? "yes" : "no");
     }
 }
+
+/* TDX023: atomics whose acq_rel ordering serves nothing (tdx_km_relaxable,
+ * the ones the relax-atomics family relaxes). One finding per kernel, at
+ * its first such atomic. */
+void tdx_tri_atomic_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    const tdx_src_node *site[TDX_KM_ATOMIC_MAX];
+    size_t n = tdx_km_relaxable(k->def, site, TDX_KM_ATOMIC_MAX);
+    if (!n)
+        return;
+    const tdx_src_node *callee = tdx_src_call_func(site[0]);
+    const char *fn = callee && callee->kind == TDX_SRC_ATTRIBUTE ? callee->name : NULL;
+    tdx_finding *f = tdx_tri_add(t, "TDX023", site[0], 0, 0, k->name, 0.6,
+                                 "tl.%s's result is unused, yet it orders memory as acq_rel (%zu such atomic%s "
+                                 "in '%s')",
+                                 fn ? fn : "atomic_add", n, n == 1 ? "" : "s", k->name);
+    if (!f)
+        return;
+    tdx_finding_set_hypothesis(t->ledger, f,
+                               "each acq_rel atomic waits for its old value behind a GPU-wide memory barrier and "
+                               "an L1 invalidate; relaxed, it is a fire-and-forget reduction (REDG)");
+    tdx_finding_fact(t->ledger, f, "atomics", "%zu", n);
+}

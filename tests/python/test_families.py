@@ -47,6 +47,8 @@ CASES = [
     ("defer-reduction", ROOT / "bench" / "tasks" / "row_max.py"),
     ("defer-reduction", "colmin_tiles.py"),                  # one axis of a 2-D tile into a tile accumulator
     ("defer-reduction", ROOT / "bench" / "tasks" / "col_max_fp16.py"),
+    ("relax-atomics", ROOT / "bench" / "tasks" / "scatter_add.py"),
+    ("relax-atomics", ROOT / "bench" / "tasks" / "sum_all.py"),
     ("peel-masks", "window_rowsum.py"),
     ("peel-masks", "causal_rowsum.py"),
     ("peel-masks", ROOT / "bench" / "tasks" / "attention_causal_fp16.py"),

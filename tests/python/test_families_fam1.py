@@ -349,3 +349,57 @@ def test_defer_reduction_keeps_a_3d_product_as_it_is(tmp_path):
     assert text.count("_tdx_r0 = tl.zeros([BLOCK_M, BLOCK_K], dtype=tl.float32)") == 1
     assert "_tdx_r1" not in text
     assert "        acc += tl.sum(prod, axis=1)\n" in text
+
+
+ATOMIC_BASE = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def helper(p):
+    return tl.load(p)
+
+
+@triton.jit
+def k(src_ptr, idx_ptr, out_ptr, lock_ptr, D, BLOCK: tl.constexpr):
+    t = tl.program_id(0)
+    dst = tl.load(idx_ptr + t)
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(src_ptr + t * D + offs, mask=offs < D)
+BODY
+
+
+def launch(src, idx, n):
+    out = torch.zeros((n, src.shape[1]), dtype=src.dtype, device=src.device)
+    lock = torch.zeros(1, dtype=torch.int32, device=src.device)
+    k[(src.shape[0],)](src, idx, out, lock, src.shape[1], BLOCK=256)
+    return out
+'''
+ADD = "    tl.atomic_add(out_ptr + dst * D + offs, v, mask=offs < D)"
+
+
+@pytest.mark.parametrize("body", [
+    "    old = tl.atomic_add(out_ptr + dst * D + offs, v, mask=offs < D)\n"
+    "    tl.store(src_ptr + t * D + offs, old, mask=offs < D)",                 # the old value is read
+    ADD + "\n    tl.atomic_cas(lock_ptr, 0, 1)",                                  # a lock
+    ADD + "\n    tl.atomic_xchg(lock_ptr, 0)",
+    ADD + "\n    w = tl.load(out_ptr + dst * D + offs, mask=offs < D)\n"
+    "    tl.store(src_ptr + t * D + offs, w, mask=offs < D)",                     # reads what it orders
+    ADD + "\n    x = helper(src_ptr)",                                            # a helper is not seen
+    "    tl.atomic_add(out_ptr + dst * D + offs, v, mask=offs < D, sem=\"release\")",  # its own order
+], ids=["result-used", "cas", "xchg", "reads-back", "helper", "sem-given"])
+def test_relax_atomics_leaves_kernel_alone(body, tmp_path):
+    task = tmp_path / "t.py"
+    task.write_text(ATOMIC_BASE.replace("BODY", body))
+    assert rewrite("relax-atomics", task, tmp_path / "out") == []
+
+
+def test_relax_atomics_base_kernel(tmp_path):
+    """The positive control: the accumulating atomic alone gets sem="relaxed"."""
+    task = tmp_path / "t.py"
+    task.write_text(ATOMIC_BASE.replace("BODY", ADD))
+    cands = rewrite("relax-atomics", task, tmp_path / "out")
+    assert len(cands) == 1
+    assert 'tl.atomic_add(out_ptr + dst * D + offs, v, mask=offs < D, sem="relaxed")' in \
+        Path(cands[0][0]).read_text()
