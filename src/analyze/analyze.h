@@ -123,6 +123,7 @@ typedef enum tdx_an_predict {
     TDX_AN_PRED_PIPELINED, /* the loop is pipelined */
     TDX_AN_PRED_NO_SPILLS, /* spills drop to zero */
     TDX_AN_PRED_COPY_WIDE, /* the async copies at the line get 16 bytes wide */
+    TDX_AN_PRED_ATOM_RELAXED, /* the atomics at the line are no longer acq_rel */
 } tdx_an_predict;
 
 /* One hypothesis about a level 2 finding, with the single change that

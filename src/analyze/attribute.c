@@ -385,6 +385,50 @@ static void rule_i64(l2ctx *c)
     tdx_buf_free(&ev);
 }
 
+// TDX208: global atomics the PTX orders as acq_rel, one finding per line.
+static void rule_atomic(l2ctx *c)
+{
+    const tdx_ir_kernel *k = c->k->ir;
+    int done[8] = {0}, ndone = 0;
+    for (size_t i = 0; k->ptx && i < k->ptx->ninsns && ndone < 8; i++) {
+        const tdx_ir_ptx_insn *in = &k->ptx->insns[i];
+        if (in->cls != TDX_PTX_ATOM || in->site_line <= 0 || !in->mods || !strstr(in->mods, "acq_rel"))
+            continue;
+        int seen = 0;
+        for (int d = 0; d < ndone; d++)
+            seen |= done[d] == in->site_line;
+        if (seen)
+            continue;
+        done[ndone++] = in->site_line;
+        int n = 0;
+        for (size_t j = 0; j < k->ptx->ninsns; j++) {
+            const tdx_ir_ptx_insn *o = &k->ptx->insns[j];
+            n += o->cls == TDX_PTX_ATOM && o->site_line == in->site_line && o->mods && strstr(o->mods, "acq_rel");
+        }
+        tdx_ir_srcloc loc;
+        memset(&loc, 0, sizeof loc);
+        loc.site.line = in->site_line;
+        loc.site.col = in->site_col;
+        loc.site.file = in->site_file;
+        char msg[200];
+        snprintf(msg, sizeof msg, "%d %s at the line: each waits for its old value behind a GPU-wide fence", n,
+                 in->opcode ? in->opcode : "acq_rel atomic");
+        tdx_finding *f = add(c, "TDX208", &loc, "atomic", "%s", msg);
+        if (!f)
+            return;
+        tdx_finding_fact(c->l, f, "atomics", "%d", n);
+        tdx_finding_fact(c->l, f, "opcode", "%s", in->opcode ? in->opcode : "");
+        tdx_finding_set_hypothesis(c->l, f, "acq_rel atomics serialize on a memory barrier and an L1 invalidate; "
+                                            "relaxed ones with unused results are fire-and-forget reductions");
+        f->expected_gain = 1.2;
+        tdx_buf ev;
+        tdx_buf_init(&ev, 0);
+        tdx_an__ev_ptx(&ev, in);
+        tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
+        tdx_buf_free(&ev);
+    }
+}
+
 // Append "label at file:line (names), file:line (names)" for the findings
 // of one rule (and one access kind for TDX200) to b.
 static int summarize(l2ctx *c, tdx_buf *b, const char *rule, const char *kind, const char *label)
@@ -558,6 +602,7 @@ tdx_status tdx_an_attribute(const tdx_an_kernel *k, const tdx_an_l2opts *o, tdx_
     rule_spills(&c);
     rule_i64(&c);
     rule_transpose_copy(&c);
+    rule_atomic(&c);
     rule_summary(&c);
     return TDX_OK;
 }

@@ -490,6 +490,60 @@ static void plan_copy(const tdx_finding *f, const tdx_an_kernel *k, const char *
     tdx_arena_free(&a);
 }
 
+// Plan for an acq_rel atomic (TDX208): when the source's call at the line is
+// one tl.atomic_* the kernel only accumulates through (tdx_km_relaxable),
+// the counterfactual passes it sem="relaxed" and predicts the PTX atomics at
+// the line stop being acq_rel. A kernel that needs the order gets no plan.
+static void plan_atomic(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
+                        tdx_an_plan *out, size_t *n, size_t max)
+{
+    if (!src)
+        return;
+    tdx_arena a;
+    tdx_arena_init(&a, 0);
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_src_module *m = NULL;
+    if (tdx_src_parse(f->file, src, len, &a, &d, &m) == TDX_OK) {
+        const tdx_src_node *def = tdx_src_find_def(m, k->name);
+        const tdx_src_node *site[TDX_KM_ATOMIC_MAX];
+        size_t ns = def ? tdx_km_relaxable(def, site, TDX_KM_ATOMIC_MAX) : 0;
+        for (size_t i = 0; i < ns; i++) {
+            const tdx_src_node *call = site[i];
+            if (call->line != f->line || call->end_line != call->line)
+                continue;
+            size_t cl;
+            const char *ct = tdx_src_text(m, call, &cl);
+            tdx_an_plan *p = new_plan(out, n, max, f, "TDX313", TDX_AN_PRED_ATOM_RELAXED);
+            if (!p)
+                break;
+            const tdx_src_node *fn = tdx_src_call_func(call);
+            const char *name = fn && fn->kind == TDX_SRC_ATTRIBUTE ? fn->name : "atomic";
+            snprintf(p->title, sizeof p->title, "tl.%s orders memory as acq_rel, and nothing in '%s' reads that order",
+                     name, k->name);
+            snprintf(p->cause, sizeof p->cause,
+                     "the call's old value is unused and the kernel has no atomic_cas / atomic_xchg, no used atomic "
+                     "result, no load through the pointers its atomics write, no helper call; the default "
+                     "sem=\"acq_rel\" adds a fence and an L1 invalidate to each atomic");
+            snprintf(p->change, sizeof p->change, "sem=\"relaxed\" on the tl.%s", name);
+            if (cl + 1 >= sizeof p->edit_from || cl + 16 >= sizeof p->edit_to) {
+                p->predict = TDX_AN_PRED_NONE; /* too long to write: not tested */
+                break;
+            }
+            size_t close = cl - 1; /* the call's `)`: after a trailing comma, no second one */
+            while (close > 0 && (ct[close - 1] == ' ' || ct[close - 1] == '\t'))
+                close--;
+            const char *sep = close > 0 && (ct[close - 1] == ',' || ct[close - 1] == '(') ? "" : ", ";
+            p->edit_line = call->line;
+            snprintf(p->edit_from, sizeof p->edit_from, "%.*s", (int)cl, ct);
+            snprintf(p->edit_to, sizeof p->edit_to, "%.*s%ssem=\"relaxed\")", (int)close, ct, sep);
+            break;
+        }
+    }
+    tdx_diags_free(&d);
+    tdx_arena_free(&a);
+}
+
 // Merge a plan into an earlier one with the same change on the same kernel.
 static int merge(tdx_an_plan *out, size_t n)
 {
@@ -538,6 +592,8 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
             plan_i64(f, k, out, &n, max);
         else if (strcmp(r, "TDX207") == 0)
             plan_copy(f, k, src, len, out, &n, max);
+        else if (strcmp(r, "TDX208") == 0)
+            plan_atomic(f, k, src, len, out, &n, max);
         if (n > before && merge(out, n))
             n--;
     }

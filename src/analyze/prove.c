@@ -43,6 +43,26 @@ static int copy_bits_at(const tdx_an_kernel *k, int line, const tdx_ir_mem **whi
     return bits;
 }
 
+// The global atomics at a line: how many, how many of them acq_rel, and one
+// (an acq_rel one when there is one).
+static int atoms_at(const tdx_an_kernel *k, int line, int *acq_rel, const tdx_ir_ptx_insn **which)
+{
+    int n = 0;
+    *acq_rel = 0;
+    *which = NULL;
+    for (size_t i = 0; k && k->ir->ptx && i < k->ir->ptx->ninsns; i++) {
+        const tdx_ir_ptx_insn *in = &k->ir->ptx->insns[i];
+        if (in->cls != TDX_PTX_ATOM || in->site_line != line)
+            continue;
+        int ar = in->mods && strstr(in->mods, "acq_rel") != NULL;
+        n++;
+        *acq_rel += ar;
+        if (!*which || ar)
+            *which = *which && !ar ? *which : in;
+    }
+    return n;
+}
+
 static tdx_ir_dot_path dot_path(const tdx_ir_dot *d)
 {
     if (!d)
@@ -103,6 +123,13 @@ static void side(tdx_buf *ev, const tdx_an_plan *p, const tdx_an_kernel *k, cons
             tdx_an__ev_ptx(ev, tdx_an__ptx_at(k->ir, p->line, TDX_PTX_CP_ASYNC));
             tdx_buf_printf(ev, "  %d cp.async of %d bytes at the line\n", m->ptx_count, bits / 8);
         }
+        break;
+    }
+    case TDX_AN_PRED_ATOM_RELAXED: {
+        const tdx_ir_ptx_insn *in;
+        int ar, n = atoms_at(k, p->line, &ar, &in);
+        tdx_an__ev_ptx(ev, in);
+        tdx_buf_printf(ev, "  %d atomic%s at the line, %d acq_rel\n", n, n == 1 ? "" : "s", ar);
         break;
     }
     case TDX_AN_PRED_NO_SPILLS:
@@ -174,6 +201,14 @@ int tdx_an_check(const tdx_an_plan *p, const tdx_an_kernel *before, const tdx_an
         ok = ma && a >= 128 && a > b;
         snprintf(result, result_len, "copies %d -> %d bytes (%d -> %d cp.async at the line)", b / 8, a / 8,
                  mb ? mb->ptx_count : 0, ma ? ma->ptx_count : 0);
+        break;
+    }
+    case TDX_AN_PRED_ATOM_RELAXED: {
+        const tdx_ir_ptx_insn *ib, *ia;
+        int arb, ara, nb = atoms_at(before, p->line, &arb, &ib), na = atoms_at(after, p->line, &ara, &ia);
+        ok = arb > 0 && na > 0 && ara == 0;
+        snprintf(result, result_len, "%d %s -> %d %s at the line", nb, ib && ib->opcode ? ib->opcode : "atomics",
+                 na, ia && ia->opcode ? ia->opcode : "atomics");
         break;
     }
     case TDX_AN_PRED_NONE:

@@ -1,6 +1,6 @@
 /* Level 3 proofs through the real harness (part b): num_warps and wgmma,
  * num_stages and pipelining, num_warps and spills, tl.range stages, an
- * fp32 dot operand passed K-major. */
+ * fp32 dot operand passed K-major, an atomic made relaxed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,6 +111,26 @@ static void test_operand_k_major(void **state)
     tdx_ledger_free(&l);
 }
 
+// An atomic left at the default acq_rel order in a kernel that only
+// accumulates through it: recompiled with sem="relaxed" the PTX atomics at
+// the line are relaxed.
+static void test_atomic_relaxed(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("scatter_acqrel", "TDX313", 2, &l, &cost); /* the loop's pipelining first */
+    expect_proven(f, &l, "1 atomic at the line, 1 acq_rel", "1 atomic at the line, 0 acq_rel");
+    assert_string_equal(tdx_finding_get_fact(f, "result"),
+                        "1 atom.global.gpu.acq_rel.add.v2.f32 -> 1 atom.global.gpu.relaxed.add.v2.f32 at the line");
+    assert_string_equal(f->rule->family, "relax-atomics");
+    const tdx_finding *l2 = tdx_ledger_at(&l, (size_t)f->cites[0] - 1);
+    assert_string_equal(l2->rule->id, "TDX208");
+    assert_int_equal(l2->line, 17);
+    tdx_ledger_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -120,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_range_stages),
         cmocka_unit_test(test_smem_limit),
         cmocka_unit_test(test_operand_k_major),
+        cmocka_unit_test(test_atomic_relaxed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
