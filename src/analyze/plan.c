@@ -428,6 +428,22 @@ static void plan_i64(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
              ul && ua ? "; " : "", ua ? "an int argument specialized as i64" : "");
 }
 
+// The task's source parsed into arena a (initialised here, freed by the
+// caller), or NULL when there is none or it does not parse.
+static tdx_src_module *parse_task(const tdx_finding *f, const char *src, size_t len, tdx_arena *a)
+{
+    tdx_arena_init(a, 0);
+    if (!src)
+        return NULL;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_src_module *m = NULL;
+    if (tdx_src_parse(f->file, src, len, a, &d, &m) != TDX_OK)
+        m = NULL;
+    tdx_diags_free(&d);
+    return m;
+}
+
 // Plan for a transposing copy (TDX207): the source names the operand whose
 // tensor runs along M or N (tdx_km_mn_major_operands); the counterfactual
 // passes it K-major with one copy on the launch's line, and predicts the
@@ -435,15 +451,10 @@ static void plan_i64(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
 static void plan_copy(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
                       tdx_an_plan *out, size_t *n, size_t max)
 {
-    if (!src)
-        return;
     tdx_arena a;
-    tdx_arena_init(&a, 0);
-    tdx_diags d;
-    tdx_diags_init(&d);
-    tdx_src_module *m = NULL;
+    tdx_src_module *m = parse_task(f, src, len, &a);
     tdx_km_file *km = NULL;
-    if (tdx_src_parse(f->file, src, len, &a, &d, &m) == TDX_OK && tdx_km_build(m, &a, &km) == TDX_OK) {
+    if (m && tdx_km_build(m, &a, &km) == TDX_OK) {
         for (size_t i = 0; i < km->kernels.len; i++) {
             const tdx_km_kernel *kk = km->kernels.items[i];
             if (!kk->name || strcmp(kk->name, k->name) != 0)
@@ -486,7 +497,6 @@ static void plan_copy(const tdx_finding *f, const tdx_an_kernel *k, const char *
             break;
         }
     }
-    tdx_diags_free(&d);
     tdx_arena_free(&a);
 }
 
@@ -497,14 +507,9 @@ static void plan_copy(const tdx_finding *f, const tdx_an_kernel *k, const char *
 static void plan_atomic(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
                         tdx_an_plan *out, size_t *n, size_t max)
 {
-    if (!src)
-        return;
     tdx_arena a;
-    tdx_arena_init(&a, 0);
-    tdx_diags d;
-    tdx_diags_init(&d);
-    tdx_src_module *m = NULL;
-    if (tdx_src_parse(f->file, src, len, &a, &d, &m) == TDX_OK) {
+    tdx_src_module *m = parse_task(f, src, len, &a);
+    if (m) {
         const tdx_src_node *def = tdx_src_find_def(m, k->name);
         const tdx_src_node *site[TDX_KM_ATOMIC_MAX];
         size_t ns = def ? tdx_km_relaxable(def, site, TDX_KM_ATOMIC_MAX) : 0;
@@ -540,7 +545,6 @@ static void plan_atomic(const tdx_finding *f, const tdx_an_kernel *k, const char
             break;
         }
     }
-    tdx_diags_free(&d);
     tdx_arena_free(&a);
 }
 
