@@ -159,7 +159,7 @@ def test_retune_follows_the_grid_axis_the_kernel_tiles(tmp_path):
     tasks = ROOT / "bench" / "tasks"
     cands = rewrite("retune", tasks / "attention_fp16.py", tmp_path / "a")
     text = Path(cands[0]).read_text()
-    assert "grid = (triton.cdiv(S, 128), B * H)" in text and "BLOCK_M=128, BLOCK_N=128" in text
+    assert "grid = (triton.cdiv(S, 128), B * H)" in text and "BLOCK_M=128, BLOCK_N=64" in text
     r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "c"),
                         str(tasks / "col_argmax.py")], capture_output=True, text=True, timeout=60)
     widened = [line.split("\t")[0] for line in r.stdout.splitlines() if "BLOCK_N 16 -> 64" in line]

@@ -1,12 +1,19 @@
 """The AOT specialization, argument by argument, against the rules Triton
 3.6's JIT applies (runtime/jit.py, backends/compiler.py): checked without
 compiling, in process."""
+import os
+import subprocess
+import sys
+
 import torch
 
-from conftest import task
+from conftest import PYDIR, task
 from tritondx_harness.compile import kernel_specs_from_launches, target_for
 from tritondx_harness.intercept import Launch, record_launches
 from tritondx_harness.taskload import interpreter, load_task
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _spec(t, args, kwargs):
@@ -54,8 +61,19 @@ def test_identical_launches_are_one_compile():
 
 
 def test_jit_listener_path_rebuilds_the_same_spec():
-    # --mode jit builds specs from knobs.compilation.listener; an AOT compile
-    # fires the same listener, so the plumbing is checked here without a GPU.
+    """--mode jit builds specs from knobs.compilation.listener; an AOT compile fires the same
+    listener, so the plumbing is checked here without a GPU. In a fresh interpreter: a compile
+    in this process once failed after the other harness tests ('ir.value' has no attribute
+    'dtype'), with triton.language left patched by Triton's interpreter."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    env.pop("TRITON_INTERPRET", None)
+    env["PYTHONPATH"] = os.pathsep.join([PYDIR, HERE, env.get("PYTHONPATH", "")])
+    r = subprocess.run([sys.executable, "-c", "import test_specialization as t; t.jit_listener_check(); print('ok')"],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=HERE)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
+
+
+def jit_listener_check():
     import triton
     from triton.compiler import ASTSource
 
