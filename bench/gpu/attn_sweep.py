@@ -6,7 +6,6 @@ masked only over the rest (the diagonal blocks when causal, the tail block other
 is compared with the task's own output before it is timed (triton.testing.do_bench, ms).
     python3 bench/gpu/attn_sweep.py [QUICK]
 """
-import importlib.util
 import itertools
 import math
 import sys
@@ -14,6 +13,9 @@ import sys
 import torch
 import triton
 import triton.language as tl
+
+sys.path.insert(0, "python")
+from tritondx_harness.taskload import load_task  # noqa: E402
 
 
 @triton.jit
@@ -64,19 +66,13 @@ def attn_split(q_ptr, k_ptr, v_ptr, o_ptr, S, qk_scale,
     tl.store(o_ptr + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], out, mask=offs_m[:, None] < S)
 
 
-def load(path):
-    spec = importlib.util.spec_from_file_location(path.rsplit("/", 1)[-1][:-3], path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 def main():
     quick = len(sys.argv) > 1
     print("| task | variant | BM | BN | warps | stages | ms | vs task |")
     print("|---|---|---|---|---|---|---|---|")
     for name, causal in (("attention_causal_fp16", True), ("attention_fp16", False)):
-        mod = load(f"bench/tasks/{name}.py")
+        mod = load_task(f"bench/tasks/{name}.py").module
         q, k, v = mod.make_inputs(mod.SHAPES["bench"])
         B, H, S, D = q.shape
         want = mod.launch(q, k, v)

@@ -7,22 +7,18 @@ included in the time). Every variant is compared with the task's own output befo
 (triton.testing.do_bench, ms).
     python3 bench/gpu/mm_sweep.py [TASK ...]     (default: matmul_fp32_square matmul_fp16_square)
 """
-import importlib.util
 import sys
 
 import torch
 import triton
 
+sys.path.insert(0, "python")
+from tritondx_harness.taskload import load_task  # noqa: E402
+
 CONFIGS = [(128, 128, 32, 4, 3), (128, 128, 32, 4, 4), (128, 128, 32, 8, 3), (128, 128, 32, 8, 4),
            (128, 256, 32, 8, 3), (256, 128, 32, 8, 3), (128, 128, 64, 8, 3), (128, 256, 64, 8, 3),
            (64, 256, 32, 4, 4), (128, 64, 32, 4, 4), (128, 128, 64, 4, 3)]
 
-
-def load(path):
-    spec = importlib.util.spec_from_file_location(path.rsplit("/", 1)[-1][:-3], path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def main():
@@ -30,7 +26,7 @@ def main():
     print("| task | variant | BM x BN x BK | warps | stages | ms | vs task |")
     print("|---|---|---|---|---|---|---|")
     for name in tasks:
-        mod = load(f"bench/tasks/{name}.py")
+        mod = load_task(f"bench/tasks/{name}.py").module
         a, b = mod.make_inputs(mod.SHAPES["bench"])
         torch.backends.cuda.matmul.allow_tf32 = bool(getattr(mod, "TORCH_TF32", False))
         want = mod.launch(a, b)
