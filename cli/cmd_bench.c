@@ -375,6 +375,9 @@ int tdx_cmd_bench(int argc, char **argv)
         o.max_cands = cands;
         o.no_stack = no_stack;
         o.time_budget_s = budget;
+        /* what torch reached on this task: the roofline target alone does not stop the loop above it */
+        double reach = tr.compile_s > 0 && (!(tr.eager_s > 0) || tr.compile_s < tr.eager_s) ? tr.compile_s : tr.eager_s;
+        o.reach_s = torch && reach > 0 ? reach : 0;
         o.dx.max_level = max_level;
         tdx_dx_levels_default(&o.dx);
         tdx_loop_hx hx = {0};

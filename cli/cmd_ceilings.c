@@ -52,6 +52,10 @@ int tdx_cmd_ceilings(int argc, char **argv)
                c.l2_bytes / 1048576.0, json_is_true(json_object_get(r.json, "cached")) ? ", cached" : "");
         tdx_prof_fmt_rate(a, sizeof a, c.copy_bw, "B/s");
         printf("copy bandwidth  %s\n", a);
+        if (c.read_bw > 0) {
+            tdx_prof_fmt_rate(a, sizeof a, c.read_bw, "B/s");
+            printf("read bandwidth  %s\n", a);
+        }
         const char *names[] = {"fp16", "bf16", "tf32", "fp32"};
         double v[] = {c.mm_fp16, c.mm_bf16, c.mm_tf32, c.mm_fp32};
         for (int i = 0; i < 4; i++) {

@@ -26,6 +26,9 @@ static void help(FILE *f)
           "  --no-stack          when two families both win a round, do not try the runner-up's\n"
           "                      rewrite on top of the winner (one more candidate)\n"
           "  --target F          stop at this fraction of the roofline (default 0.85)\n"
+          "  --reach MS          a time (ms) another implementation reached on this device,\n"
+          "                      e.g. torch.compile's: the target does not stop the loop while\n"
+          "                      the best is more than 2 % slower than it\n"
           "  --budget SECONDS    stop after this much time\n"
           "  --max-level N       deepest diagnosis level, 0..3 (default 3)\n"
           "  --resume            continue the run recorded in the run directory\n"
@@ -57,7 +60,7 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
-           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK };
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH };
     static const struct option longopts[] = {
         {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
         {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
@@ -65,7 +68,7 @@ int tdx_cmd_optimize(int argc, char **argv)
         {"out", required_argument, 0, O_OUT}, {"run-dir", required_argument, 0, O_RUNDIR},
         {"device", required_argument, 0, O_DEVICE}, {"no-progress", no_argument, 0, O_NOPROG},
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
-        {"no-stack", no_argument, 0, O_NOSTACK},
+        {"no-stack", no_argument, 0, O_NOSTACK}, {"reach", required_argument, 0, O_REACH},
         {"llm-url", required_argument, 0, O_LLM}, {"llm-model", required_argument, 0, O_LLM},
         {"llm-key", required_argument, 0, O_LLM}, {"llm-timeout", required_argument, 0, O_LLM},
         {"llm-connect-timeout", required_argument, 0, O_LLM},
@@ -105,6 +108,13 @@ int tdx_cmd_optimize(int argc, char **argv)
             if (tdx_cli_parse_double("--target", optarg, 0, 1, &o.target_fraction))
                 rc = TDX_EXIT_USAGE;
             break;
+        case O_REACH: {
+            double ms = 0;
+            if (tdx_cli_parse_double("--reach", optarg, 0, 1e9, &ms))
+                rc = TDX_EXIT_USAGE;
+            o.reach_s = ms / 1e3;
+            break;
+        }
         case O_BUDGET:
             if (tdx_cli_parse_double("--budget", optarg, 0, 1e9, &o.time_budget_s))
                 rc = TDX_EXIT_USAGE;

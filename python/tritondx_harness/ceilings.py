@@ -33,7 +33,7 @@ def load_cached(path):
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        return data if isinstance(data, dict) and "copy_bytes_per_s" in data else None
+        return data if isinstance(data, dict) and "copy_bytes_per_s" in data and "read_bytes_per_s" in data else None
     except (OSError, ValueError):
         return None
 
@@ -81,6 +81,11 @@ def _measure(copy_bytes, n):
     s = summarize(time_interleaved({"copy": lambda: dst.copy_(src)}, 30, 5)["copy"])
     out["copy"] = s
     out["copy_bytes_per_s"] = 2 * copy_bytes / (s["median_ms"] / 1e3)
+    # read-only: a sum over the same buffer (a reduction reads and hardly writes)
+    words = src.view(torch.float32)
+    s = summarize(time_interleaved({"read": lambda: words.sum()}, 30, 5)["read"])
+    out["read"] = s
+    out["read_bytes_per_s"] = copy_bytes / (s["median_ms"] / 1e3)
     del src, dst
     out["matmul"] = {}
     old_tf32 = torch.backends.cuda.matmul.allow_tf32

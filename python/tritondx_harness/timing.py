@@ -153,7 +153,7 @@ def _run(args):
         extra = time_torch(task, arg_sets, args, nbytes, flops, "cuda", eager=not args.no_reference)
     return protocol.result("time", task=task.path, candidate=cand.path if cand else None,
                            shape=shape_label(shape), device=info, bytes=nbytes, flops=flops,
-                           dtype=compute_dtype(inputs),
+                           out_bytes=tensor_bytes(outputs), dtype=compute_dtype(inputs),
                            bytes_basis=basis, copies=copies, rotated_bytes=copies * set_bytes_of(inputs),
                            reps=reps, variants=variants, **extra)
 

@@ -88,7 +88,7 @@ typedef struct tdx_dx_l1_opts {
      * known_len). median_s 0: none. Borrowed. */
     const char *known_src;
     size_t known_len;
-    double known_median_s, known_iqr_s, known_bytes, known_flops;
+    double known_median_s, known_iqr_s, known_bytes, known_flops, known_out_bytes;
     char known_dtype[16];
 } tdx_dx_l1_opts;
 tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_t len,

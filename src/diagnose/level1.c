@@ -72,6 +72,7 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
         m.median_s = l1->known_median_s;
         m.iqr_s = l1->known_iqr_s;
         m.bytes = l1->known_bytes;
+        m.out_bytes = l1->known_out_bytes;
         m.flops = l1->known_flops;
         m.dtype = l1->known_dtype[0] ? l1->known_dtype : NULL;
     } else {
@@ -79,6 +80,7 @@ tdx_status tdx_dx_level1(void *ud, const char *task_path, const char *src, size_
         m.median_s = num(base, "median_ms", 0) / 1e3;
         m.iqr_s = num(base, "iqr_ms", 0) / 1e3;
         m.bytes = num(rt.json, "bytes", 0);
+        m.out_bytes = num(rt.json, "out_bytes", 0);
         m.flops = num(rt.json, "flops", 0);
         m.dtype = json_string_value(json_object_get(rt.json, "dtype"));
     }

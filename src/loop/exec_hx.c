@@ -221,12 +221,14 @@ static tdx_status fill_timing(const tdx_loop_hx *x, json_t *j, int with_cand, td
     }
     res->bytes = num(j, "bytes") > 0 ? num(j, "bytes") : 0;
     res->flops = num(j, "flops") > 0 ? num(j, "flops") : 0;
+    res->out_bytes = num(j, "out_bytes") > 0 ? num(j, "out_bytes") : 0;
     json_t *rdt = json_object_get(j, "dtype");
     snprintf(res->dtype, sizeof res->dtype, "%s", json_is_string(rdt) ? json_string_value(rdt) : "");
     if (x->ceilings && x->ceilings->copy_bw > 0) {
         tdx_prof_measure m = {0};
         m.median_s = with_cand ? res->cand_median_s : res->base_median_s;
         m.bytes = res->bytes;
+        m.out_bytes = res->out_bytes;
         m.flops = res->flops;
         m.dtype = res->dtype[0] ? res->dtype : NULL;
         tdx_prof_roofline rl;

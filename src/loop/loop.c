@@ -106,6 +106,7 @@ static void remember_timing(run *r, double median_s, double iqr_s, const tdx_loo
     r->l1.known_median_s = median_s;
     r->l1.known_iqr_s = iqr_s;
     r->l1.known_bytes = t->bytes;
+    r->l1.known_out_bytes = t->out_bytes;
     r->l1.known_flops = t->flops;
     snprintf(r->l1.known_dtype, sizeof r->l1.known_dtype, "%s", t->dtype);
 }
@@ -458,7 +459,7 @@ static tdx_status rounds(run *r, int first_round)
             return stop(r, round - 1, "round limit reached");
         if (o->time_budget_s > 0 && r->elapsed_before + now_s() - r->t0 > o->time_budget_s)
             return stop(r, round - 1, "time budget spent");
-        if (r->last_fraction >= target)
+        if (r->last_fraction >= target && !(o->reach_s > 0 && r->res->final_s > o->reach_s * 1.02))
             return stop(r, round - 1, "near the roofline");
         progress(r, round, 0, 0, "diagnose");
         tdx_ledger ledger;

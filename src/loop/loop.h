@@ -80,6 +80,7 @@ typedef struct tdx_loop_timing {
     double cand_median_s, cand_iqr_s;
     double fraction;      /* candidate's fraction of the roofline; < 0 unknown */
     double bytes, flops;  /* the task's ideal bytes and FLOPs per call; 0 unknown */
+    double out_bytes;     /* of the bytes, the outputs'; 0 unknown */
     char dtype[16];       /* the dtype its FLOPs run in ("fp16", ...); "" unknown */
     char reason[512];     /* why timing failed, one line */
 } tdx_loop_timing;
@@ -128,6 +129,11 @@ typedef struct tdx_loop_opts {
     int max_cands;            /* per round, 0: 8 */
     double time_budget_s;     /* 0: none */
     double target_fraction;   /* stop at this fraction of the roofline; 0: 0.85 */
+    /* A time another implementation of the task reached on this device (the
+     * bench gives the faster of torch eager and torch.compile): while the
+     * best is more than 2 % slower than it, the roofline target does not stop
+     * the loop (the floor is a model; this was measured). 0: none. */
+    double reach_s;
     int resume;
     tdx_dx_opts dx;           /* diagnosis levels and escalation */
     /* The device's ceilings for level 1 (no `ceilings` call each round);

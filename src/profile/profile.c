@@ -61,6 +61,12 @@ tdx_status tdx_prof_roofline_of(const tdx_prof_measure *m, const tdx_prof_ceilin
         return TDX_ERR_ARG;
     r->compute_ceiling = tdx_prof_compute_ceiling(c, m->dtype);
     r->t_mem_s = m->bytes > 0 ? m->bytes / c->copy_bw : 0;
+    if (m->bytes > 0 && m->out_bytes > 0 && m->out_bytes < m->bytes && c->read_bw > c->copy_bw) {
+        /* a copy moves R bytes in and R out in 2R / copy_bw: the writes' share
+         * is 2 / copy_bw - 1 / read_bw a byte, the reads' 1 / read_bw */
+        double w = m->out_bytes;
+        r->t_mem_s = (m->bytes - w) / c->read_bw + w * (2 / c->copy_bw - 1 / c->read_bw);
+    }
     r->t_compute_s = (m->flops > 0 && r->compute_ceiling > 0) ? m->flops / r->compute_ceiling : 0;
     r->t_floor_s = r->t_mem_s > r->t_compute_s ? r->t_mem_s : r->t_compute_s;
     r->bound = r->t_compute_s > r->t_mem_s ? TDX_PROF_COMPUTE : TDX_PROF_MEMORY;
@@ -182,6 +188,8 @@ static void roofline_facts(tdx_ledger *l, tdx_finding *f, const tdx_prof_measure
     tdx_finding_fact(l, f, "median_s", "%.6g", m->median_s);
     tdx_finding_fact(l, f, "iqr_s", "%.6g", m->iqr_s);
     tdx_finding_fact(l, f, "bytes", "%.6g", m->bytes);
+    if (m->out_bytes > 0)
+        tdx_finding_fact(l, f, "out_bytes", "%.6g", m->out_bytes);
     tdx_finding_fact(l, f, "flops", "%.6g", m->flops);
     tdx_finding_fact(l, f, "achieved_bw", "%.6g", r->achieved_bw);
     tdx_finding_fact(l, f, "achieved_flops", "%.6g", r->achieved_flops);
@@ -242,7 +250,8 @@ tdx_status tdx_prof_diagnose(const tdx_prof_measure *m, const tdx_prof_ceilings 
                 roofline_facts(l, f, m, &r);
         } else if (is_mem) {
             tdx_prof_fmt_rate(a, sizeof a, r.achieved_bw, "B/s");
-            tdx_prof_fmt_rate(b, sizeof b, c->copy_bw, "B/s");
+            /* the bandwidth the floor assumes: the copy's, or the mix of read and write */
+            tdx_prof_fmt_rate(b, sizeof b, r.t_mem_s > 0 ? m->bytes / r.t_mem_s : c->copy_bw, "B/s");
             snprintf(msg, sizeof msg, "memory-bound at %.0f%% of %s (achieved %s)", 100 * r.fraction,
                      b, a);
             bound = f = add(l, m, "TDX100", kname, 0.5 + 0.5 * (1 - r.fraction), msg);

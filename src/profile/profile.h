@@ -33,6 +33,7 @@ typedef struct tdx_prof_ceilings {
     int sms;                /* multiprocessors, e.g. 132 */
     double l2_bytes;        /* e.g. 60 MB */
     double copy_bw;         /* bytes/s, read + write counted */
+    double read_bw;         /* bytes/s of a read-only pass (a sum); 0 unknown */
     double mm_fp16, mm_bf16, mm_tf32, mm_fp32, mm_fp8; /* FLOP/s of a large matmul */
     double fp32_fma;        /* FLOP/s without tensor cores (0: estimated from mm_fp32) */
     double launch_s;        /* overhead of one empty launch, seconds */
@@ -67,6 +68,7 @@ typedef struct tdx_prof_measure {
     double median_s;        /* median time of one launch() call */
     double iqr_s;           /* inter-quartile range */
     double bytes;           /* ideal bytes moved */
+    double out_bytes;       /* of which written (the outputs); 0 unknown */
     double flops;           /* FLOPs done (0 for memory-only tasks) */
     const char *dtype;      /* compute dtype of the FLOPs: "fp16", "bf16", "fp32", "tf32", "fp8" */
     int launches;           /* kernel launches per launch() call; 0 = unknown */
@@ -79,7 +81,8 @@ typedef enum tdx_prof_bound { TDX_PROF_MEMORY, TDX_PROF_COMPUTE, TDX_PROF_LAUNCH
 
 /* The roofline position. */
 typedef struct tdx_prof_roofline {
-    double t_mem_s;         /* bytes / copy bandwidth */
+    double t_mem_s;         /* bytes / copy bandwidth; with read_bw and out_bytes: the bytes
+                             * read at read_bw, the written at the write rate the copy implies */
     double t_compute_s;     /* flops / matmul rate of the dtype */
     double t_floor_s;       /* max of the two (and the launch overhead) */
     double fraction;        /* t_floor / median: 1.0 = at the roofline */

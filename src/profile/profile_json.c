@@ -35,6 +35,7 @@ void tdx_prof_ceilings_from_json(json_t *j, tdx_prof_ceilings *c)
     c->sms = inum(dev, "sms", 132);
     c->l2_bytes = num(dev, "l2_bytes", 0);
     c->copy_bw = num(j, "copy_bytes_per_s", 0);
+    c->read_bw = num(j, "read_bytes_per_s", 0);
     c->launch_s = num(json_object_get(j, "launch"), "wall_us_per_launch", 0) / 1e6;
     json_t *mm = json_object_get(j, "matmul");
     c->mm_fp16 = num(json_object_get(mm, "float16"), "flops_per_s", 0);

@@ -217,7 +217,15 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
              * sweep), 64 x 64 with 4 warps next; 128 x 128 spills */
             static const int attn[][5] = {{128, 64, 64, 8, 3}, {64, 64, 64, 4, 3}, {128, 64, 64, 8, 4},
                                           {128, 128, 64, 8, 3}, {64, 128, 64, 4, 3}};
-            const int(*cfg)[5] = has_dot >= 2 ? attn : mm;
+            /* fp32 operands (tf32 wgmma reads both from shared memory K-major):
+             * on the H200 at 8192^3, 128x256x32 with 8 warps and 3 stages led
+             * once B was K-major (3.71 ms; operand-layout supplies that), and
+             * K=32 keeps three stages inside shared memory (bench/RESULTS.md,
+             * the matmul sweep) */
+            static const int mm32[][5] = {{128, 256, 32, 8, 3}, {256, 128, 32, 8, 3},
+                                          {128, 128, 32, 4, 3}, {128, 128, 32, 8, 3},
+                                          {64, 256, 32, 4, 4}};
+            const int(*cfg)[5] = has_dot >= 2 ? attn : input_bytes(t) == 4 ? mm32 : mm;
             /* one 16-bit dot with at least two waves of 128x256 tiles at the
              * bench shape: that tile first (on the H200 it beat 128x128x64 on
              * 8192^3 fp16, 1.74 against 2.03 ms, bench/RESULTS.md) */

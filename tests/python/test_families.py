@@ -136,13 +136,14 @@ def test_check_catches_a_wrong_program_order(tmp_path):
     ("matmul_fp16_square.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
     ("bmm_fp16.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
     ("matmul_fp16_tall_skinny.py", "tiles 128x128x64, num_warps=8, num_stages=3"),  # N = 64
-    ("matmul_fp32_square.py", "tiles 128x128x64, num_warps=8, num_stages=3"),      # 4-byte inputs
+    ("matmul_fp32_square.py", "tiles 128x256x32, num_warps=8, num_stages=3"),      # 4-byte inputs: K=32
     ("attention_fp16.py", "128 rows x 64 columns a block, num_warps=8, num_stages=3"),  # two dots: attention's list
     ("attention_causal_fp16.py", "128 rows x 64 columns a block, num_warps=8, num_stages=3"),
 ])
 def test_retune_puts_wide_tiles_first_for_large_16_bit_matmuls(task, first, tmp_path):
     """A 16-bit matmul with N >= 256 and two waves of 128x256 tiles at the
-    bench shape tries that tile first (the one that won on the H200)."""
+    bench shape tries that tile first (the one that won on the H200); fp32
+    operands get their own list (128x256x32 led the H200's fp32 sweep)."""
     r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path),
                         str(ROOT / "bench" / "tasks" / task)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout, r.stderr

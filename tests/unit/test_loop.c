@@ -219,6 +219,35 @@ static void keeps_faster_rejects_the_rest(void **state)
     tdx_diags_free(&d);
 }
 
+/* The roofline target stops the loop unless a faster time was measured for
+ * the task (--reach): at target 0.5 round 1's 2 ms (fraction 0.5) ends the
+ * run; with 1 ms reached elsewhere it goes on to round 2's 1 ms, then stops. */
+static void a_reached_time_outranks_the_roofline_target(void **state)
+{
+    (void)state;
+    tdx_loop_opts o = opts_for();
+    o.target_fraction = 0.5;
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_int_equal(res.kept, 1);
+    assert_true(res.final_s > 1.99e-3 && res.final_s < 2.01e-3);
+    assert_string_equal(res.stop_reason, "near the roofline");
+    tdx_diags_free(&d);
+    assert_int_equal(teardown(state), 0);
+    assert_int_equal(setup(state), 0);
+    o = opts_for();
+    o.target_fraction = 0.5;
+    o.reach_s = 1.0e-3;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_int_equal(res.kept, 2);
+    assert_true(res.final_s < 1.01e-3);
+    assert_string_equal(res.stop_reason, "near the roofline");
+    tdx_diags_free(&d);
+}
+
 static void resumes_after_a_kill(void **state)
 {
     (void)state;
@@ -394,6 +423,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(keeps_faster_rejects_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(a_trial_executor_does_both_steps_in_one_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_reached_time_outranks_the_roofline_target, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_after_a_kill, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_a_damaged_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),

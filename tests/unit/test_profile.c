@@ -77,6 +77,8 @@ static void load(pcase *pc, const char *dir, const char *name)
         else if (strcmp(key, "dtype") == 0) snprintf(pc->dtype, sizeof pc->dtype, "%s", v1);
         else if (strcmp(key, "launches") == 0) pc->m.launches = (int)d;
         else if (strcmp(key, "copy_bw") == 0) pc->c.copy_bw = d;
+        else if (strcmp(key, "read_bw") == 0) pc->c.read_bw = d;
+        else if (strcmp(key, "out_bytes") == 0) pc->m.out_bytes = d;
         else if (strcmp(key, "mm_fp16") == 0) pc->c.mm_fp16 = d;
         else if (strcmp(key, "mm_bf16") == 0) pc->c.mm_bf16 = d;
         else if (strcmp(key, "mm_tf32") == 0) pc->c.mm_tf32 = d;
@@ -219,6 +221,23 @@ static void roofline_picks_the_larger_time(void **state)
     m.dtype = "fp32"; /* fp32 dots run as tf32 by default */
     assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_OK);
     assert_true(fabs(r.t_compute_s - 2e-3) < 1e-12);
+    /* with a read bandwidth and the output bytes: reads at read_bw, writes
+     * at what the copy leaves for them (2 / copy - 1 / read a byte) */
+    m.flops = 0;
+    m.dtype = NULL;
+    c.read_bw = 5e12;
+    assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_OK);
+    assert_true(fabs(r.t_mem_s - 5e-4) < 1e-12); /* outputs unknown: the copy's rate */
+    m.out_bytes = 1e9; /* as much written as read: a copy */
+    assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_OK);
+    assert_true(fabs(r.t_mem_s - 5e-4) < 1e-12);
+    m.out_bytes = 0.5e9; /* 1.5e9 read at 5e12, 0.5e9 written at 1 / 3e-13 */
+    assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_OK);
+    assert_true(fabs(r.t_mem_s - 4.5e-4) < 1e-12);
+    assert_true(fabs(r.fraction - 0.45) < 1e-9);
+    c.read_bw = 3e12; /* slower reads than the copy: not believed, the copy's rate */
+    assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_OK);
+    assert_true(fabs(r.t_mem_s - 5e-4) < 1e-12);
     m.median_s = 0;
     assert_int_equal(tdx_prof_roofline_of(&m, &c, &r), TDX_ERR_ARG);
 }
