@@ -20,17 +20,12 @@
 
 #include "model/model_ctx.h"
 
-static int is_name(const tdx_src_node *n, const char *name)
-{
-    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
-}
-
 const char *tdx_km_update_of(const tdx_src_node *stmt, tdx_km_update_op *op, const tdx_src_node **e)
 {
     const tdx_src_node *tg = stmt ? tdx_src_kid(stmt, TDX_SRC_R_TARGET) : NULL;
     const tdx_src_node *v = stmt ? tdx_src_kid(stmt, TDX_SRC_R_VALUE) : NULL;
     *e = NULL;
-    if (!is_name(tg, NULL) || !v || tdx_src_next(stmt, TDX_SRC_R_TARGET, tg))
+    if (!tdx_src_is_name(tg, NULL) || !v || tdx_src_next(stmt, TDX_SRC_R_TARGET, tg))
         return NULL;
     if (stmt->kind == TDX_SRC_AUGASSIGN && stmt->op == TDX_OP_PLUS) {
         *op = TDX_KM_UPDATE_SUM;
@@ -38,35 +33,15 @@ const char *tdx_km_update_of(const tdx_src_node *stmt, tdx_km_update_op *op, con
     } else if (stmt->kind == TDX_SRC_ASSIGN && v->kind == TDX_SRC_BINOP && v->op == TDX_OP_PLUS) {
         const tdx_src_node *l = tdx_src_kid(v, TDX_SRC_R_LEFT), *r = tdx_src_kid(v, TDX_SRC_R_RIGHT);
         *op = TDX_KM_UPDATE_SUM;
-        *e = is_name(l, tg->name) ? r : is_name(r, tg->name) ? l : NULL;
+        *e = tdx_src_is_name(l, tg->name) ? r : tdx_src_is_name(r, tg->name) ? l : NULL;
     } else if (stmt->kind == TDX_SRC_ASSIGN && v->kind == TDX_SRC_CALL && tdx_src_call_nargs(v) == 2 &&
                (tdx_src_is_dotted(tdx_src_call_func(v), "tl.maximum") ||
                 tdx_src_is_dotted(tdx_src_call_func(v), "tl.minimum"))) {
         const tdx_src_node *a = tdx_src_call_arg(v, 0), *b = tdx_src_call_arg(v, 1);
         *op = tdx_src_is_dotted(tdx_src_call_func(v), "tl.maximum") ? TDX_KM_UPDATE_MAX : TDX_KM_UPDATE_MIN;
-        *e = is_name(a, tg->name) ? b : is_name(b, tg->name) ? a : NULL;
+        *e = tdx_src_is_name(a, tg->name) ? b : tdx_src_is_name(b, tg->name) ? a : NULL;
     }
     return *e ? tg->name : NULL;
-}
-
-typedef struct name_count {
-    const char *name;
-    int n;
-} name_count;
-
-static int count_visit(tdx_src_node *n, void *ud)
-{
-    name_count *c = ud;
-    c->n += is_name(n, c->name);
-    return 0;
-}
-
-/* How many NAME nodes called name lie under n. */
-static int count_name(const tdx_src_node *n, const char *name)
-{
-    name_count c = {name, 0};
-    tdx_src_walk((tdx_src_node *)n, count_visit, &c);
-    return c.n;
 }
 
 static const tdx_src_node *enclosing_def(const tdx_src_node *n)
@@ -182,7 +157,7 @@ static int known_size(const tdx_src_module *m, const tdx_km_kernel *k, const tdx
     if (size->kind == TDX_SRC_NUMBER) {
         if (tdx_src_int_value(m, size, &v) != TDX_OK || v <= 0)
             return 0;
-    } else if (is_name(size, NULL)) {
+    } else if (tdx_src_is_name(size, NULL)) {
         const tdx_km_param *p = tdx_km_param_find(k, size->name);
         int found = 0;
         (void)tdx_km_binding_of(k->def, size->name, NULL, &found);
@@ -307,7 +282,7 @@ size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_de
             tdx_km_loop_has_dot(k, loop))
             continue; /* a dot loop's reductions wait on the MMA anyway (and feed the online softmax) */
         /* the statement is the accumulator's one read and write in the loop */
-        if (count_name(loop, acc) != (s->kind == TDX_SRC_AUGASSIGN ? 1 : 2))
+        if (tdx_src_count_name(loop, acc) != (s->kind == TDX_SRC_AUGASSIGN ? 1 : 2))
             continue;
         int found = 0;
         const tdx_src_node *init = tdx_km_binding_of(k->def, acc, loop, &found);

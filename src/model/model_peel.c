@@ -28,11 +28,6 @@
 #include "model/model_ctx.h"
 #include "model/model_int.h"
 
-static int is_name(const tdx_src_node *n, const char *name)
-{
-    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
-}
-
 typedef struct names {
     const char *v[64];
     size_t n;
@@ -52,16 +47,14 @@ static void names_add(names *s, const char *nm)
 
 static int target_visit(tdx_src_node *n, void *ud)
 {
-    names *s = ud;
-    if (is_name(n, NULL) && (n->role == TDX_SRC_R_TARGET || (n->parent && n->parent->kind == TDX_SRC_TUPLE &&
-                                                              n->parent->role == TDX_SRC_R_TARGET)))
-        names_add(s, n->name);
+    if (tdx_src_is_bound_name(n))
+        names_add(ud, n->name);
     return 0;
 }
 
 static int name_visit(tdx_src_node *n, void *ud)
 {
-    if (is_name(n, NULL))
+    if (tdx_src_is_name(n, NULL))
         names_add(ud, n->name);
     return 0;
 }
@@ -74,7 +67,7 @@ typedef struct mention {
 static int mention_visit(tdx_src_node *n, void *ud)
 {
     mention *m = ud;
-    for (size_t i = 0; is_name(n, NULL) && i < m->s->n && !m->hit; i++)
+    for (size_t i = 0; tdx_src_is_name(n, NULL) && i < m->s->n && !m->hit; i++)
         m->hit = strcmp(n->name, m->s->v[i]) == 0;
     return m->hit ? -1 : 0;
 }
@@ -91,28 +84,6 @@ static int invariant(const tdx_src_node *e, const names *assigned)
     return !m.hit;
 }
 
-typedef struct count {
-    const char *name;
-    int n;
-} count;
-
-static int assign_visit(tdx_src_node *n, void *ud)
-{
-    count *c = ud;
-    if (is_name(n, c->name) && (n->role == TDX_SRC_R_TARGET ||
-                                (n->parent && n->parent->kind == TDX_SRC_TUPLE && n->parent->role == TDX_SRC_R_TARGET)))
-        c->n++;
-    return 0;
-}
-
-/* How many times name is bound (an assignment target, a loop target) under n. */
-static int bindings(const tdx_src_node *n, const char *name)
-{
-    count c = {name, 0};
-    tdx_src_walk((tdx_src_node *)n, assign_visit, &c);
-    return c.n;
-}
-
 /* The one `name = value` statement under n, or NULL. */
 typedef struct find_assign {
     const char *name;
@@ -123,7 +94,7 @@ static int find_visit(tdx_src_node *n, void *ud)
 {
     find_assign *f = ud;
     if (n->kind == TDX_SRC_ASSIGN && tdx_src_count(n, TDX_SRC_R_TARGET) == 1 &&
-        is_name(tdx_src_kid(n, TDX_SRC_R_TARGET), f->name)) {
+        tdx_src_is_name(tdx_src_kid(n, TDX_SRC_R_TARGET), f->name)) {
         f->stmt = n;
         return -1;
     }
@@ -183,7 +154,7 @@ static int name_ref(const tdx_src_node *n, const char *name)
         }
         n = tdx_src_kid(n, TDX_SRC_R_VALUE);
     }
-    return is_name(n, name);
+    return tdx_src_is_name(n, name);
 }
 
 typedef struct ctx {
@@ -210,11 +181,11 @@ static const tdx_src_node *rows_start(const ctx *c, const tdx_src_node *n)
 {
     if (n && n->kind == TDX_SRC_SUBSCRIPT) {
         const tdx_src_node *v = tdx_src_kid(n, TDX_SRC_R_VALUE);
-        if (!is_name(v, NULL) || !name_ref(n, v->name))
+        if (!tdx_src_is_name(v, NULL) || !name_ref(n, v->name))
             return NULL;
         n = v;
     }
-    if (!n || !is_name(n, NULL) || bindings(c->def, n->name) != 1 || bindings(c->loop, n->name) != 0)
+    if (!n || !tdx_src_is_name(n, NULL) || tdx_src_count_bindings(c->def, n->name) != 1 || tdx_src_count_bindings(c->loop, n->name) != 0)
         return NULL;
     const tdx_src_node *a = assignment(c->def, n->name), *size = NULL;
     const tdx_src_node *p = a ? plus_arange(c->m, tdx_src_kid(a, TDX_SRC_R_VALUE), &size) : NULL;
@@ -224,7 +195,7 @@ static const tdx_src_node *rows_start(const ctx *c, const tdx_src_node *n)
     if (p)
         tdx_src_walk((tdx_src_node *)p, name_visit, &in_p);
     for (size_t i = 0; p && i < in_p.n; i++)
-        if (bindings(c->def, in_p.v[i]) > 1)
+        if (tdx_src_count_bindings(c->def, in_p.v[i]) > 1)
             return NULL;
     return p && !in_p.full && invariant(p, &c->assigned) ? p : NULL;
 }
@@ -273,9 +244,9 @@ static int cond(const ctx *c, const tdx_src_node *e, const tdx_src_node **b, siz
     if (e->kind == TDX_SRC_BINOP && e->op == TDX_OP_AMP)
         return cond(c, tdx_src_kid(e, TDX_SRC_R_LEFT), b, nb, diag, depth + 1) &&
                cond(c, tdx_src_kid(e, TDX_SRC_R_RIGHT), b, nb, diag, depth + 1);
-    if (is_name(e, NULL)) {
+    if (tdx_src_is_name(e, NULL)) {
         const tdx_src_node *a = assignment(c->loop, e->name);
-        if (!a || a->parent != c->loop || bindings(c->def, e->name) != 1 || a->start > e->start)
+        if (!a || a->parent != c->loop || tdx_src_count_bindings(c->def, e->name) != 1 || a->start > e->start)
             return 0;
         return cond(c, tdx_src_kid(a, TDX_SRC_R_VALUE), b, nb, diag, depth + 1);
     }
@@ -316,7 +287,7 @@ static int site_visit(tdx_src_node *n, void *ud)
 static int match_loop(const tdx_src_module *m, const tdx_src_node *def, const tdx_src_node *L, tdx_km_peel *p)
 {
     const tdx_src_node *it = tdx_src_kid(L, TDX_SRC_R_ITER), *var = tdx_src_kid(L, TDX_SRC_R_TARGET);
-    if (!it || it->kind != TDX_SRC_CALL || tdx_src_call_nargs(it) != 3 || !is_name(var, NULL) ||
+    if (!it || it->kind != TDX_SRC_CALL || tdx_src_call_nargs(it) != 3 || !tdx_src_is_name(var, NULL) ||
         tdx_src_kid(L, TDX_SRC_R_ORELSE))
         return 0;
     const char *fn = tdx_km_tl_name(tdx_src_call_func(it));
@@ -339,10 +310,10 @@ static int match_loop(const tdx_src_module *m, const tdx_src_node *def, const td
     for (tdx_src_node *s = tdx_src_next(L, TDX_SRC_R_BODY, NULL); s && c.noffs < 4;
          s = tdx_src_next(L, TDX_SRC_R_BODY, s)) {
         const tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET), *size = NULL;
-        if (s->kind != TDX_SRC_ASSIGN || tdx_src_count(s, TDX_SRC_R_TARGET) != 1 || !is_name(tg, NULL))
+        if (s->kind != TDX_SRC_ASSIGN || tdx_src_count(s, TDX_SRC_R_TARGET) != 1 || !tdx_src_is_name(tg, NULL))
             continue;
         const tdx_src_node *a = plus_arange(m, tdx_src_kid(s, TDX_SRC_R_VALUE), &size);
-        if (a && is_name(a, var->name) && same_text(m, size, p->step) && bindings(def, tg->name) == 1)
+        if (a && tdx_src_is_name(a, var->name) && same_text(m, size, p->step) && tdx_src_count_bindings(def, tg->name) == 1)
             c.offs[c.noffs++] = tg->name;
     }
     if (!c.noffs)

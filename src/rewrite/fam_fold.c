@@ -52,11 +52,6 @@ static int in_list(const char *s, const char *const *list)
     return 0;
 }
 
-static int is_name(const tdx_src_node *n, const char *name)
-{
-    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
-}
-
 /* The kernel's shape allows folding: sets *pid_stmt to `NAME = tl.program_id(0)`. */
 static int foldable(fam_task *t, tdx_src_node *def, tdx_src_node **pid_stmt)
 {
@@ -77,7 +72,7 @@ static int foldable(fam_task *t, tdx_src_node *def, tdx_src_node **pid_stmt)
                 tdx_src_node *a = tdx_src_call_arg(v, 0);
                 if (!a)
                     a = tdx_src_call_kwarg(v, "axis");
-                if (*pid_stmt || !is_name(tg, NULL) || tdx_src_next(s, TDX_SRC_R_TARGET, tg) || !a ||
+                if (*pid_stmt || !tdx_src_is_name(tg, NULL) || tdx_src_next(s, TDX_SRC_R_TARGET, tg) || !a ||
                     tdx_src_int_value(t->m, a, &ax) != TDX_OK || ax != 0)
                     return 0;
                 *pid_stmt = s;
@@ -136,7 +131,7 @@ static int tainted(fam_task *t, tdx_src_node *def, const char *pid, const char *
         if (!hit)
             continue;
         for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg; tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
-            if (is_name(tg, NULL) && n < max)
+            if (tdx_src_is_name(tg, NULL) && n < max)
                 names[n++] = tg->name;
     }
     return n;

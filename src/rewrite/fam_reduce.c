@@ -35,11 +35,6 @@ static int is_call_of(const tdx_src_node *n, const char *dotted)
     return n && n->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(n), dotted);
 }
 
-static int is_name(const tdx_src_node *n, const char *name)
-{
-    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
-}
-
 /* Argument i of a call, or its keyword `kw` when not passed by position. */
 static tdx_src_node *call_arg(const tdx_src_node *call, size_t i, const char *kw)
 {
@@ -65,7 +60,7 @@ static tdx_src_node *local_value(tdx_src_node *owner, const char *name, size_t b
          s = tdx_src_next(owner, TDX_SRC_R_BODY, s)) {
         if (s->kind != TDX_SRC_ASSIGN || tdx_src_count(s, TDX_SRC_R_TARGET) != 1)
             continue;
-        if (is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), name))
+        if (tdx_src_is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), name))
             v = tdx_src_kid(s, TDX_SRC_R_VALUE);
     }
     return v;
@@ -91,7 +86,7 @@ static int is_operator(const tdx_src_node *n)
 static void canon_rec(const fam_task *t, tdx_src_node *owner, const tdx_src_node *n, tdx_buf *b,
                       int depth)
 {
-    if (owner && is_name(n, NULL) && depth < 8) {
+    if (owner && tdx_src_is_name(n, NULL) && depth < 8) {
         tdx_src_node *v = local_value(owner, n->name, n->start);
         if (v) {
             /* parenthesised only where an operator could bind differently */
@@ -127,18 +122,6 @@ static char *canon(fam_task *t, tdx_src_node *owner, const tdx_src_node *n)
     return s ? s : "";
 }
 
-/* How many NAME nodes called name lie under n. */
-static int count_name(fam_task *t, tdx_src_node *n, const char *name)
-{
-    tdx_ptrvec names = {0};
-    fam_collect(t, n, TDX_SRC_NAME, &names);
-    int c = 0;
-    for (size_t i = 0; i < names.len; i++)
-        if (is_name(names.items[i], name))
-            c++;
-    return c;
-}
-
 /* Non-zero when a statement of def's body before `before` assigns name:
  * the name is carried into a loop that starts at `before`. */
 static int assigned_before(tdx_src_node *def, const char *name, size_t before)
@@ -149,7 +132,7 @@ static int assigned_before(tdx_src_node *def, const char *name, size_t before)
             continue;
         for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
              tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
-            if (is_name(tg, name))
+            if (tdx_src_is_name(tg, name))
                 return 1;
     }
     return 0;
@@ -172,7 +155,7 @@ static int loop_has_effects(fam_task *t, tdx_src_node *def, tdx_src_node *loop, 
             return 1; /* nested blocks, break, continue: leave the kernel alone */
         for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
              tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg)) {
-            if (!is_name(tg, NULL))
+            if (!tdx_src_is_name(tg, NULL))
                 return 1;
             if ((!allowed || strcmp(tg->name, allowed) != 0) && assigned_before(def, tg->name, loop->start))
                 return 1;
@@ -232,7 +215,7 @@ static int find_passes(fam_task *t, tdx_src_node *def, passes *out)
             continue;
         tdx_src_node *tg = s && s->kind == TDX_SRC_FOR ? tdx_src_kid(s, TDX_SRC_R_TARGET) : NULL;
         const char *iter = tg ? canon(t, NULL, tdx_src_kid(s, TDX_SRC_R_ITER)) : NULL;
-        if (tg && is_name(tg, NULL) && nrun > 0 && nrun < MAX_PASSES && strcmp(iter, iter0) == 0 &&
+        if (tg && tdx_src_is_name(tg, NULL) && nrun > 0 && nrun < MAX_PASSES && strcmp(iter, iter0) == 0 &&
             strcmp(tg->name, var0) == 0) {
             run[nrun++] = s;
             continue;
@@ -268,7 +251,7 @@ static int find_passes(fam_task *t, tdx_src_node *def, passes *out)
         if (!s)
             return 0;
         nrun = 0;
-        if (tg && is_name(tg, NULL)) {
+        if (tg && tdx_src_is_name(tg, NULL)) {
             run[nrun++] = s;
             iter0 = iter;
             var0 = tg->name;
@@ -384,7 +367,7 @@ static const char *kernel_name(const tdx_src_node *def)
 static tdx_status one_block(fam_task *t, const passes *p, size_t w, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_src_node *start, *stop, *step;
-    if (!loop_range(p->loop[0], &start, &stop, &step) || !is_name(stop, NULL) || !is_name(step, NULL))
+    if (!loop_range(p->loop[0], &start, &stop, &step) || !tdx_src_is_name(stop, NULL) || !tdx_src_is_name(step, NULL))
         return TDX_OK;
     tdx_src_node *np = tdx_src_param(p->def, stop->name), *bp = tdx_src_param(p->def, step->name);
     if (!np || tdx_src_param_is_constexpr(np) || !bp || !tdx_src_param_is_constexpr(bp) || fam_self_tuned(p->def))
@@ -467,16 +450,16 @@ static tdx_src_node *max_update(tdx_src_node *loop, const char **m)
     tdx_src_node *found = NULL;
     for (tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(loop, TDX_SRC_R_BODY, s)) {
         tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET), *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
-        if (s->kind != TDX_SRC_ASSIGN || !is_name(tg, NULL) || !is_call_of(v, "tl.maximum") ||
+        if (s->kind != TDX_SRC_ASSIGN || !tdx_src_is_name(tg, NULL) || !is_call_of(v, "tl.maximum") ||
             tdx_src_call_nargs(v) != 2)
             continue;
         tdx_src_node *a = tdx_src_call_arg(v, 0), *b = tdx_src_call_arg(v, 1);
-        if (is_name(b, tg->name)) {
+        if (tdx_src_is_name(b, tg->name)) {
             tdx_src_node *x = a;
             a = b;
             b = x;
         }
-        if (!is_name(a, tg->name) || !is_call_of(b, "tl.max"))
+        if (!tdx_src_is_name(a, tg->name) || !is_call_of(b, "tl.max"))
             continue;
         if (found)
             return NULL;
@@ -494,7 +477,7 @@ static tdx_src_node *sum_update(tdx_src_node *loop, tdx_src_node **sum)
         if (s->kind != TDX_SRC_AUGASSIGN)
             continue;
         tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET), *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
-        if (found || s->op != TDX_OP_PLUS || !is_name(tg, NULL) || !is_call_of(v, "tl.sum") ||
+        if (found || s->op != TDX_OP_PLUS || !tdx_src_is_name(tg, NULL) || !is_call_of(v, "tl.sum") ||
             !tdx_src_call_arg(v, 0))
             return NULL;
         found = s;
@@ -516,13 +499,13 @@ static int exp_of_diff(fam_task *t, tdx_src_node *g, const char *m, tdx_src_node
     *sub = NULL;
     for (size_t i = 0; i < bins.len; i++) {
         tdx_src_node *b = bins.items[i];
-        if (b->op == TDX_OP_MINUS && is_name(tdx_src_kid(b, TDX_SRC_R_RIGHT), m)) {
+        if (b->op == TDX_OP_MINUS && tdx_src_is_name(tdx_src_kid(b, TDX_SRC_R_RIGHT), m)) {
             if (*sub)
                 return 0;
             *sub = b;
         }
     }
-    if (!*sub || count_name(t, g, m) != 1)
+    if (!*sub || tdx_src_count_name(g, m) != 1)
         return 0;
     fam_collect(t, g, TDX_SRC_NAME, &names);
     for (size_t i = 0; i < names.len; i++) {
@@ -547,19 +530,19 @@ static tdx_status online_softmax(fam_task *t, const passes *p, tdx_rw_emit_fn em
     const char *s = tdx_src_kid(su, TDX_SRC_R_TARGET)->name;
     tdx_src_node *g = tdx_src_call_arg(sumcall, 0);
     if (!exp_of_diff(t, g, m, &sub) || !assigned_before(p->def, m, L0->start) ||
-        !assigned_before(p->def, s, L1->start) || count_name(t, L0, m) != 2 || count_name(t, L1, m) != 1 ||
-        count_name(t, L0, s) != 0 || loop_has_effects(t, p->def, L0, m) ||
+        !assigned_before(p->def, s, L1->start) || tdx_src_count_name(L0, m) != 2 || tdx_src_count_name(L1, m) != 1 ||
+        tdx_src_count_name(L0, s) != 0 || loop_has_effects(t, p->def, L0, m) ||
         loop_has_effects(t, p->def, L1, s))
         return TDX_OK;
     /* statements between the passes move before the fused loop: they must
      * not read what the first pass computes */
     for (tdx_src_node *b = tdx_src_next(p->def, TDX_SRC_R_BODY, L0); b && b != L1;
          b = tdx_src_next(p->def, TDX_SRC_R_BODY, b)) {
-        if (count_name(t, b, m))
+        if (tdx_src_count_name(b, m))
             return TDX_OK;
         for (tdx_src_node *x = tdx_src_next(L0, TDX_SRC_R_BODY, NULL); x; x = tdx_src_next(L0, TDX_SRC_R_BODY, x))
             for (tdx_src_node *tg = tdx_src_next(x, TDX_SRC_R_TARGET, NULL); tg; tg = tdx_src_next(x, TDX_SRC_R_TARGET, tg))
-                if (is_name(tg, NULL) && count_name(t, b, tg->name))
+                if (tdx_src_is_name(tg, NULL) && tdx_src_count_name(b, tg->name))
                     return TDX_OK;
     }
     tdx_src_node *b0 = first_body_stmt(L0), *b1 = first_body_stmt(L1);
@@ -609,7 +592,7 @@ static tdx_src_node *square_of(fam_task *t, tdx_src_node *loop, tdx_src_node *q)
     tdx_src_node *l = tdx_src_kid(q, TDX_SRC_R_LEFT), *r = tdx_src_kid(q, TDX_SRC_R_RIGHT);
     if (!l || !r || strcmp(canon(t, loop, l), canon(t, loop, r)) != 0)
         return NULL;
-    return is_name(l, NULL) ? local_value(loop, l->name, l->start) : l;
+    return tdx_src_is_name(l, NULL) ? local_value(loop, l->name, l->start) : l;
 }
 
 /* Mean and variance: a pass summing x then a pass summing (x - mean)^2
@@ -630,8 +613,8 @@ static tdx_status online_moments(fam_task *t, const passes *p, tdx_rw_emit_fn em
     for (tdx_src_node *s = tdx_src_next(p->def, TDX_SRC_R_BODY, L0); s && s != L1;
          s = tdx_src_next(p->def, TDX_SRC_R_BODY, s)) {
         tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET), *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
-        if (s->kind == TDX_SRC_ASSIGN && is_name(tg, NULL) && v && v->kind == TDX_SRC_BINOP &&
-            v->op == TDX_OP_SLASH && is_name(tdx_src_kid(v, TDX_SRC_R_LEFT), a))
+        if (s->kind == TDX_SRC_ASSIGN && tdx_src_is_name(tg, NULL) && v && v->kind == TDX_SRC_BINOP &&
+            v->op == TDX_OP_SLASH && tdx_src_is_name(tdx_src_kid(v, TDX_SRC_R_LEFT), a))
             mean = tg->name;
     }
     tdx_src_node *d = square_of(t, L1, tdx_src_call_arg(c1, 0));
@@ -651,7 +634,7 @@ static tdx_status online_moments(fam_task *t, const passes *p, tdx_rw_emit_fn em
         return TDX_OK; /* masked-off lanes would add mean^2 each */
     }
     if (!dev || dev->kind != TDX_SRC_BINOP || dev->op != TDX_OP_MINUS ||
-        !is_name(tdx_src_kid(dev, TDX_SRC_R_RIGHT), mean))
+        !tdx_src_is_name(tdx_src_kid(dev, TDX_SRC_R_RIGHT), mean))
         return TDX_OK;
     tdx_src_node *x0 = tdx_src_call_arg(c0, 0), *y = tdx_src_kid(dev, TDX_SRC_R_LEFT);
     if (strcmp(canon(t, L0, x0), canon(t, L1, y)) != 0)

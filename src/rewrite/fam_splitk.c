@@ -26,17 +26,12 @@
 #include "model/model.h"
 #include "rewrite/fam_common.h"
 
-static int is_name(const tdx_src_node *n, const char *name)
-{
-    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
-}
-
 /* The grid expression of a launch, following a name to its one assignment. */
 static tdx_src_node *grid_of(fam_task *t, tdx_src_node *launch)
 {
     tdx_src_node *grid = NULL;
     tdx_src_is_launch(launch, NULL, &grid);
-    if (!is_name(grid, NULL))
+    if (!tdx_src_is_name(grid, NULL))
         return grid;
     tdx_src_node *def = fam_enclosing_def(launch), *found = NULL;
     if (!def)
@@ -44,7 +39,7 @@ static tdx_src_node *grid_of(fam_task *t, tdx_src_node *launch)
     tdx_ptrvec assigns = {0};
     fam_collect(t, def, TDX_SRC_ASSIGN, &assigns);
     for (size_t i = 0; i < assigns.len; i++) {
-        if (!is_name(tdx_src_kid(assigns.items[i], TDX_SRC_R_TARGET), grid->name))
+        if (!tdx_src_is_name(tdx_src_kid(assigns.items[i], TDX_SRC_R_TARGET), grid->name))
             continue;
         if (found)
             return NULL;
@@ -60,20 +55,9 @@ static int assigned_before(tdx_src_node *def, const char *name, size_t before)
          s = tdx_src_next(def, TDX_SRC_R_BODY, s))
         for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
              tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
-            if (is_name(tg, name))
+            if (tdx_src_is_name(tg, name))
                 return 1;
     return 0;
-}
-
-/* How many NAME nodes called name lie under n. */
-static int count_name(fam_task *t, tdx_src_node *n, const char *name)
-{
-    tdx_ptrvec names = {0};
-    fam_collect(t, n, TDX_SRC_NAME, &names);
-    int c = 0;
-    for (size_t i = 0; i < names.len; i++)
-        c += is_name(names.items[i], name);
-    return c;
 }
 
 /* Non-zero when expression e reads no name that the loop assigns (its
@@ -85,13 +69,13 @@ static int loop_invariant(fam_task *t, tdx_src_node *loop, tdx_src_node *e)
     tdx_src_node *var = tdx_src_kid(loop, TDX_SRC_R_TARGET);
     for (size_t i = 0; i < names.len; i++) {
         tdx_src_node *n = names.items[i];
-        if (count_name(t, var, n->name))
+        if (tdx_src_count_name(var, n->name))
             return 0;
         for (tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s;
              s = tdx_src_next(loop, TDX_SRC_R_BODY, s))
             for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
                  tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
-                if (is_name(tg, n->name))
+                if (tdx_src_is_name(tg, n->name))
                     return 0;
     }
     return 1;
@@ -101,14 +85,14 @@ static int loop_invariant(fam_task *t, tdx_src_node *loop, tdx_src_node *e)
 static const char *dot_accumulator(const tdx_src_node *stmt, const tdx_src_node *dot)
 {
     tdx_src_node *tg = tdx_src_kid(stmt, TDX_SRC_R_TARGET), *v = tdx_src_kid(stmt, TDX_SRC_R_VALUE);
-    if (!is_name(tg, NULL) || v != dot)
+    if (!tdx_src_is_name(tg, NULL) || v != dot)
         return NULL;
     if (stmt->kind == TDX_SRC_AUGASSIGN && stmt->op == TDX_OP_PLUS)
         return tg->name;
     tdx_src_node *acc = tdx_src_call_arg(dot, 2);
     if (!acc)
         acc = tdx_src_call_kwarg(dot, "acc");
-    return stmt->kind == TDX_SRC_ASSIGN && is_name(acc, tg->name) ? tg->name : NULL;
+    return stmt->kind == TDX_SRC_ASSIGN && tdx_src_is_name(acc, tg->name) ? tg->name : NULL;
 }
 
 /* What the loop reduces. */
@@ -135,7 +119,7 @@ static int scaled_sum(fam_task *t, const ksite *k, tdx_src_node *v, const char *
     /* tl.sum / tl.max / tl.min of a block accumulator, by the update's own operator */
     static const char *const fold[] = {NULL, "tl.sum", "tl.max", "tl.min"};
     if (k->op != RED_DOT && v && v->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(v), fold[k->op]) &&
-        is_name(tdx_src_call_arg(v, 0), k->acc)) {
+        tdx_src_is_name(tdx_src_call_arg(v, 0), k->acc)) {
         size_t n;
         const char *x = tdx_src_text(t->m, v, &n);
         *lin = tdx_arena_printf(&t->arena, "%.*s", (int)n, x);
@@ -144,7 +128,7 @@ static int scaled_sum(fam_task *t, const ksite *k, tdx_src_node *v, const char *
     if (k->op != RED_SUM || !v || v->kind != TDX_SRC_BINOP || (v->op != TDX_OP_SLASH && v->op != TDX_OP_STAR))
         return 0;
     tdx_src_node *l = tdx_src_kid(v, TDX_SRC_R_LEFT), *r = tdx_src_kid(v, TDX_SRC_R_RIGHT);
-    if (!is_name(l, k->acc) || !r || count_name(t, r, k->acc))
+    if (!tdx_src_is_name(l, k->acc) || !r || tdx_src_count_name(r, k->acc))
         return 0;
     size_t n;
     const char *x = tdx_src_text(t->m, v, &n);
@@ -159,18 +143,18 @@ static int scaled_sum(fam_task *t, const ksite *k, tdx_src_node *v, const char *
 static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
 {
     k->lin = k->acc;
-    if (is_name(v, k->acc))
+    if (tdx_src_is_name(v, k->acc))
         return 1;
     if (scaled_sum(t, k, v, &k->lin))
         return 1;
-    if (is_name(v, NULL)) {
+    if (tdx_src_is_name(v, NULL)) {
         tdx_src_node *val = NULL;
         int n = 0;
         for (tdx_src_node *s = tdx_src_next(k->def, TDX_SRC_R_BODY, k->loop); s;
              s = tdx_src_next(k->def, TDX_SRC_R_BODY, s))
             for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
                  tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
-                if (is_name(tg, v->name)) {
+                if (tdx_src_is_name(tg, v->name)) {
                     n++;
                     val = s->kind == TDX_SRC_ASSIGN ? tdx_src_kid(s, TDX_SRC_R_VALUE) : NULL;
                 }
@@ -182,7 +166,7 @@ static int plain_result(fam_task *t, ksite *k, tdx_src_node *v)
     if (!fn || fn->kind != TDX_SRC_ATTRIBUTE || !fn->name || strcmp(fn->name, "to") != 0)
         return 0;
     tdx_src_node *x = tdx_src_kid(fn, TDX_SRC_R_VALUE);
-    return is_name(x, k->acc) || scaled_sum(t, k, x, &k->lin);
+    return tdx_src_is_name(x, k->acc) || scaled_sum(t, k, x, &k->lin);
 }
 
 /* A reduction update directly in a loop body (tdx_km_update_of: `acc += e`,
@@ -193,7 +177,7 @@ static const char *reduce_accumulator(fam_task *t, const tdx_src_node *stmt, red
     tdx_km_update_op u;
     const tdx_src_node *e = NULL;
     const char *acc = tdx_km_update_of(stmt, &u, &e);
-    if (!acc || count_name(t, (tdx_src_node *)e, acc))
+    if (!acc || tdx_src_count_name((tdx_src_node *)e, acc))
         return NULL;
     *op = u == TDX_KM_UPDATE_MAX ? RED_MAX : u == TDX_KM_UPDATE_MIN ? RED_MIN : RED_SUM;
     return acc;
@@ -293,7 +277,7 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
             return 0;
         for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
              tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg)) {
-            if (!is_name(tg, NULL))
+            if (!tdx_src_is_name(tg, NULL))
                 return 0;
             if (strcmp(tg->name, k->acc) == 0 || !assigned_before(def, tg->name, k->loop->start))
                 continue;
@@ -315,11 +299,11 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
         if (!kw->name || strcmp(kw->name, "mask") != 0)
             return 0;
     for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, k->loop); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
-        if (s == sst || !count_name(t, s, k->acc))
+        if (s == sst || !tdx_src_count_name(s, k->acc))
             continue;
         tdx_src_node *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
-        if (s->kind != TDX_SRC_ASSIGN || !is_name(k->value, NULL) ||
-            !is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(t, k, v))
+        if (s->kind != TDX_SRC_ASSIGN || !tdx_src_is_name(k->value, NULL) ||
+            !tdx_src_is_name(tdx_src_kid(s, TDX_SRC_R_TARGET), k->value->name) || !plain_result(t, k, v))
             return 0;
     }
     /* the output pointer, read nowhere else */
@@ -370,7 +354,7 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
     size_t ne = tup && tup->kind == TDX_SRC_TUPLE ? tdx_src_count(tup, TDX_SRC_R_ELT) : 0;
     tdx_src_node *out = launch_arg(L, k->def, k->out);
     tdx_src_node *stmt = L->parent;
-    if (ne < 1 || ne > 2 || !is_name(out, NULL) || !stmt || stmt->kind != TDX_SRC_EXPR_STMT ||
+    if (ne < 1 || ne > 2 || !tdx_src_is_name(out, NULL) || !stmt || stmt->kind != TDX_SRC_EXPR_STMT ||
         !stmt->parent || stmt->parent->kind != TDX_SRC_FUNCDEF)
         return TDX_OK;
     tdx_src_node *e0 = tdx_src_kid(tup, TDX_SRC_R_ELT), *e1 = tdx_src_next(tup, TDX_SRC_R_ELT, e0);

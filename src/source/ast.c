@@ -124,6 +124,45 @@ int tdx_src_is_dotted(const tdx_src_node *n, const char *dotted)
     }
 }
 
+int tdx_src_is_name(const tdx_src_node *n, const char *name)
+{
+    return n && n->kind == TDX_SRC_NAME && n->name && (!name || strcmp(n->name, name) == 0);
+}
+
+int tdx_src_is_bound_name(const tdx_src_node *n)
+{
+    return tdx_src_is_name(n, NULL) &&
+           (n->role == TDX_SRC_R_TARGET ||
+            (n->parent && n->parent->kind == TDX_SRC_TUPLE && n->parent->role == TDX_SRC_R_TARGET));
+}
+
+typedef struct name_count {
+    const char *name;
+    int bound; /* count only bindings */
+    int n;
+} name_count;
+
+static int name_count_visit(tdx_src_node *n, void *ud)
+{
+    name_count *c = ud;
+    c->n += tdx_src_is_name(n, c->name) && (!c->bound || tdx_src_is_bound_name(n));
+    return 0;
+}
+
+int tdx_src_count_name(const tdx_src_node *n, const char *name)
+{
+    name_count c = {name, 0, 0};
+    tdx_src_walk((tdx_src_node *)n, name_count_visit, &c);
+    return c.n;
+}
+
+int tdx_src_count_bindings(const tdx_src_node *n, const char *name)
+{
+    name_count c = {name, 1, 0};
+    tdx_src_walk((tdx_src_node *)n, name_count_visit, &c);
+    return c.n;
+}
+
 // The callee of a call.
 tdx_src_node *tdx_src_call_func(const tdx_src_node *call)
 {

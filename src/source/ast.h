@@ -212,6 +212,16 @@ char *tdx_src_dotted(const tdx_src_node *n, tdx_arena *arena);
 /* Non-zero when n is exactly the NAME/ATTRIBUTE chain `dotted` (no allocation). */
 int tdx_src_is_dotted(const tdx_src_node *n, const char *dotted);
 
+/* Non-zero when n is a NAME node called name (name NULL: any NAME). */
+int tdx_src_is_name(const tdx_src_node *n, const char *name);
+/* Non-zero when NAME node n is bound where it stands: an assignment or loop
+ * target, or an element of a target tuple. */
+int tdx_src_is_bound_name(const tdx_src_node *n);
+/* How many NAME nodes called name lie under n (n included). */
+int tdx_src_count_name(const tdx_src_node *n, const char *name);
+/* How many times name is bound under n (tdx_src_is_bound_name). */
+int tdx_src_count_bindings(const tdx_src_node *n, const char *name);
+
 /* The callee of a CALL (its func child), or NULL when n is not a call. */
 tdx_src_node *tdx_src_call_func(const tdx_src_node *call);
 /* The i-th positional argument of a CALL (0-based; STARRED ones count), or NULL. */
