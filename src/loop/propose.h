@@ -11,9 +11,9 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
 
 /* Stack two rewrites that each won on their own: built-in family
  * second->family applied to the source of `best` (a candidate that passed),
- * its first candidate into *out (family "A+B", the cites of both).
- * TDX_ERR_NOTFOUND when that family is not built in or yields nothing for
- * that source. *out owns its source (free it, or hand it on with
+ * its first candidate into *out (family "A+B", the cites of both); when it
+ * yields nothing there, best->family applied to the source of `second`
+ * (family "B+A"). TDX_ERR_NOTFOUND when neither way gives a candidate. *out owns its source (free it, or hand it on with
  * tdx_loop_cands_take). */
 tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *second,
                                   tdx_loop_cand *out, tdx_diags *diags);

@@ -102,29 +102,43 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
     return st;
 }
 
-tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *second,
-                                  tdx_loop_cand *out, tdx_diags *diags)
+/* Built-in family `top`'s first candidate on the source of `base` into *out
+ * (family "base+top", the cites of both); TDX_ERR_NOTFOUND when the family is
+ * not built in, is itself a stack, or yields nothing for that source. */
+static tdx_status stack_on(const char *task_path, const tdx_loop_cand *base, const tdx_loop_cand *top,
+                           const char *which, tdx_loop_cand *out, tdx_diags *diags)
 {
     memset(out, 0, sizeof *out);
-    if (strcmp(second->origin, "builtin") != 0 || !tdx_rw_family_find(second->family) ||
-        strchr(second->family, '+'))
+    if (strcmp(top->origin, "builtin") != 0 || !tdx_rw_family_find(top->family) || strchr(top->family, '+'))
         return TDX_ERR_NOTFOUND;
     tdx_loop_cands got = {0};
     emit_ud e = {&got, NULL, 0};
-    tdx_status st = tdx_rw_apply_family(second->family, task_path, best->source, best->len, emit_cand, &e, diags);
+    tdx_status st = tdx_rw_apply_family(top->family, task_path, base->source, base->len, emit_cand, &e, diags);
     if (!st && got.len == 0)
         st = TDX_ERR_NOTFOUND;
     if (!st) {
         *out = got.items[0];
         got.items[0].source = NULL;
-        snprintf(out->family, sizeof out->family, "%.23s+%.23s", best->family, second->family);
-        snprintf(out->summary, sizeof out->summary, "on the round's best (%.40s): %.180s", best->family,
+        snprintf(out->family, sizeof out->family, "%.23s+%.23s", base->family, top->family);
+        snprintf(out->summary, sizeof out->summary, "on the round's %s (%.40s): %.180s", which, base->family,
                  got.items[0].summary);
-        for (int i = 0; i < best->ncites && out->ncites < 8; i++)
-            out->cites[out->ncites++] = best->cites[i];
-        for (int i = 0; i < second->ncites && out->ncites < 8; i++)
-            out->cites[out->ncites++] = second->cites[i];
+        for (int i = 0; i < base->ncites && out->ncites < 8; i++)
+            out->cites[out->ncites++] = base->cites[i];
+        for (int i = 0; i < top->ncites && out->ncites < 8; i++)
+            out->cites[out->ncites++] = top->cites[i];
     }
     tdx_loop_cands_free(&got);
     return st == TDX_ERR_PARSE ? TDX_ERR_NOTFOUND : st;
+}
+
+tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *second,
+                                  tdx_loop_cand *out, tdx_diags *diags)
+{
+    tdx_status st = stack_on(task_path, best, second, "best", out, diags);
+    /* the runner-up's rewrite may not recognise the winner's output (split-
+     * reduction finds no loop reduction once defer-reduction moved it after
+     * the loop) while the winner's applies to the runner-up's */
+    if (st == TDX_ERR_NOTFOUND && strchr(best->family, '+') == NULL)
+        st = stack_on(task_path, second, best, "runner-up", out, diags);
+    return st;
 }

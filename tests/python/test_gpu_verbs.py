@@ -3,11 +3,14 @@ byte counting, the cache, ncu's command line and CSV), and a clean no_gpu
 reply from each verb on this machine."""
 import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
 
-from conftest import task
+from conftest import PYDIR, task
 from tritondx_harness import ceilings, ncu, stats, timing
 from tritondx_harness.taskload import load_task
 
@@ -147,3 +150,31 @@ def test_unknown_metrics_are_named_from_ncu_errors():
     assert ncu.unknown_metrics("all good", asked) == []
     raw = ncu.ncu_command("ncu", ["k"], ["python3"], "raw", 1, ["a.sum", "b.sum"])
     assert raw[raw.index("--metrics") + 1] == "a.sum,b.sum"
+
+
+READ_SUM = """
+import torch
+from tritondx_harness.read_kernel import partial_sums_into, runs
+x = torch.arange(100003, dtype=torch.float32) % 7   # not a whole number of runs
+out = torch.full((runs(x.numel(), 1024, 4),), float("nan"))
+partial_sums_into(x, out, block=1024, iters=4)
+want = x[:4096].sum().item(), x[4096 * 24:].sum().item(), x.sum().item()
+got = out[0].item(), out[-1].item(), out.sum().item()
+assert len(out) == 25 and got == want, (got, want)
+try:
+    partial_sums_into(x, out[:3], block=1024, iters=4)
+    raise SystemExit("too small an output was taken")
+except ValueError:
+    pass
+print("ok")
+"""
+
+
+def test_the_read_ceiling_kernel_sums_its_runs():
+    """The kernel `ceilings` times for the read bandwidth sums each run of
+    block * iters elements into one partial sum, the last run masked (in
+    Triton's interpreter on the CPU)."""
+    env = dict(os.environ, TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="")
+    env["PYTHONPATH"] = PYDIR + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", READ_SUM], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]

@@ -145,6 +145,38 @@ def test_two_winning_families_are_stacked(tmp_path):
             assert "tl.exp2" in opt and opt.count("tl.load(") < task.read_text().count("tl.load(")
 
 
+def test_the_winner_is_stacked_on_the_runner_up_when_the_other_way_does_not_apply(tmp_path):
+    """On the column max, split-reduction (atomics over row blocks) and
+    defer-reduction (a tile accumulator reduced after the loop) both win and
+    defer-reduction wins more; split-reduction finds no loop reduction in
+    defer-reduction's output, so the loop applies defer-reduction to
+    split-reduction's candidate instead and keeps it when it beats both."""
+    task = tmp_path / "col_max_fp16.py"
+    shutil.copy(ROOT / "bench" / "tasks" / "col_max_fp16.py", task)
+    timer = tmp_path / "col_timer.py"
+    timer.write_text(STACK_TIMER.replace(
+        't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
+        '    return t * (0.9 if "tl.exp2" in src else 1.0)',
+        't = 1e-3 * (0.9 if "tl.atomic_max" in src else 1.0)\n'
+        '    return t * (0.4 if "_tdx_r0" in src else 1.0)'))
+    assert "_tdx_r0" in timer.read_text()
+    timer.chmod(0o755)
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
+                        "--max-level", "0", "--no-progress", str(task)],
+                       capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
+    assert r.returncode == 0, r.stderr
+    entries = journal(tmp_path / "col_max_fp16.tdx")
+    cands = [e for e in entries if e["type"] == "candidate"]
+    kept = [e for e in entries if e["type"] == "keep"]
+    assert [(c["family"], c["verdict"]) for c in cands] == [
+        ("split-reduction", "faster"), ("defer-reduction", "faster"),
+        ("split-reduction+defer-reduction", "faster")], cands
+    assert cands[2]["summary"].startswith("on the round's runner-up (split-reduction)")
+    assert kept and kept[-1]["family"] == "split-reduction+defer-reduction"
+    opt = (tmp_path / "col_max_fp16.opt.py").read_text()
+    assert "tl.atomic_max" in opt and "_tdx_r0" in opt
+
+
 def test_a_family_that_came_out_even_is_stacked_on_the_winner(tmp_path):
     """exp2 alone measures the same as the softmax it rewrites (even), but
     helps once single-pass-reduction has fused the loops: with one winner
