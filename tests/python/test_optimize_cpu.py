@@ -114,6 +114,17 @@ print(json.dumps({"base_median_s": base, "base_iqr_s": 0.001 * base, "cand_media
 '''
 
 
+def one_round(task, timer, *flags):
+    """optimize TASK for one round of two candidates at level 0 with TIMER as
+    the device: the journal's candidate and keep entries."""
+    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
+                        "--max-level", "0", "--no-progress", *flags, str(task)],
+                       capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
+    assert r.returncode == 0, r.stderr
+    entries = journal(task.with_suffix(".tdx"))
+    return [e for e in entries if e["type"] == "candidate"], [e for e in entries if e["type"] == "keep"]
+
+
 def test_two_winning_families_are_stacked(tmp_path):
     """Round 1 tries single-pass-reduction and exp2 on the softmax; both are
     faster by the timer, so the loop applies exp2 to the winner as one more
@@ -127,13 +138,7 @@ def test_two_winning_families_are_stacked(tmp_path):
         d.mkdir()
         task = d / "softmax.py"
         shutil.copy(ROOT / "tests" / "data" / "rewrite" / "softmax.py", task)
-        r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
-                            "--max-level", "0", "--no-progress", *flag, str(task)],
-                           capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
-        assert r.returncode == 0, r.stderr
-        entries = journal(d / "softmax.tdx")
-        cands = [e for e in entries if e["type"] == "candidate"]
-        kept = [e for e in entries if e["type"] == "keep"]
+        cands, kept = one_round(task, timer, *flag)
         assert [c["family"] for c in cands[:2]] == ["single-pass-reduction", "exp2"], cands
         assert all(c["verdict"] == "faster" for c in cands), cands
         assert len(cands) == (2 if flag else 3)
@@ -161,13 +166,7 @@ def test_the_winner_is_stacked_on_the_runner_up_when_the_other_way_does_not_appl
         '    return t * (0.4 if "_tdx_r0" in src else 1.0)'))
     assert "_tdx_r0" in timer.read_text()
     timer.chmod(0o755)
-    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
-                        "--max-level", "0", "--no-progress", str(task)],
-                       capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
-    assert r.returncode == 0, r.stderr
-    entries = journal(tmp_path / "col_max_fp16.tdx")
-    cands = [e for e in entries if e["type"] == "candidate"]
-    kept = [e for e in entries if e["type"] == "keep"]
+    cands, kept = one_round(task, timer)
     assert [(c["family"], c["verdict"]) for c in cands] == [
         ("split-reduction", "faster"), ("defer-reduction", "faster"),
         ("split-reduction+defer-reduction", "faster")], cands
@@ -188,13 +187,7 @@ def test_a_family_that_came_out_even_is_stacked_on_the_winner(tmp_path):
     timer.write_text(STACK_TIMER.replace('0.9 if "tl.exp2" in src else 1.0',
                                          f'0.9 if "tl.exp2" in src and src.count("tl.load(") < {loads} else 1.0'))
     timer.chmod(0o755)
-    r = subprocess.run([CLI, "optimize", "--device", "cpu", "--rounds", "1", "--candidates", "2",
-                        "--max-level", "0", "--no-progress", str(task)],
-                       capture_output=True, text=True, env=env(TDX_TEST_TIMER=str(timer)), timeout=900)
-    assert r.returncode == 0, r.stderr
-    entries = journal(tmp_path / "softmax.tdx")
-    cands = [e for e in entries if e["type"] == "candidate"]
-    kept = [e for e in entries if e["type"] == "keep"]
+    cands, kept = one_round(task, timer)
     assert [(c["family"], c["verdict"]) for c in cands] == [
         ("single-pass-reduction", "faster"), ("exp2", "slower"), ("single-pass-reduction+exp2", "faster")], cands
     assert kept and kept[-1]["family"] == "single-pass-reduction+exp2" and kept[-1]["index"] == 3
