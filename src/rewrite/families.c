@@ -276,7 +276,15 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             }
             continue;
         }
-        /* 1-D (or row) blocks: larger and smaller */
+        /* 1-D (or row) blocks: larger and smaller. A launch that sets its own
+         * num_warps (block-outputs gives each thread four columns of a tile
+         * of R rows) keeps the elements a thread holds: its warps grow with
+         * the block (on the H200 conv1d's BLOCK 128 -> 512 at one warp spilled,
+         * 2.8 -> 56 ms, bench/RESULTS.md ninth session) */
+        long long cur = 4;
+        tdx_src_node *wv = tdx_src_call_kwarg(L, "num_warps");
+        if (wv && (tdx_src_int_value(t->m, wv, &cur) != TDX_OK || cur < 1 || cur > 64))
+            cur = 4, wv = NULL;
         for (size_t i = 0; i < nb && !st; i++) {
             static const int mult[] = {4, 16, 2};
             for (size_t m = 0; m < sizeof mult / sizeof mult[0] && !st; m++) {
@@ -285,21 +293,27 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 long long nv = b[i].v * mult[m];
                 if (nv > 16384 || (nb > 1 && nv > 256))
                     continue;
+                long long nw = 0; /* 0: the launch's warps unchanged */
+                if (nv >= 4096)
+                    nw = nv >= 8192 ? 16 : 8;
+                if (wv && cur * mult[m] > nw)
+                    nw = cur * mult[m];
+                if (nw > 16)
+                    nw = 16;
                 fam_edits e = {0};
                 set_block(t, &e, L, &b[i], nv, nb > 1);
-                if (nv >= 4096)
-                    fam_set_kwarg(t, &e, L, "num_warps", nv >= 8192 ? "16" : "8");
-                snprintf(sum, sizeof sum, "%s: %s %lld -> %lld%s", kname(t, L), b[i].name, b[i].v,
-                         nv, nv >= 4096 ? " with more warps" : "");
+                if (nw) {
+                    char w[8];
+                    snprintf(w, sizeof w, "%lld", nw);
+                    fam_set_kwarg(t, &e, L, "num_warps", w);
+                }
+                snprintf(sum, sizeof sum, "%s: %s %lld -> %lld%s", kname(t, L), b[i].name, b[i].v, nv,
+                         nw ? tdx_arena_printf(&t->arena, ", num_warps %lld", nw) : "");
                 st = fam_emit(t, &e, emit, ud, "retune", sum);
             }
         }
         /* num_warps alone */
         static const char *const warps[] = {"8", "2", "16"};
-        long long cur = 4;
-        tdx_src_node *wv = tdx_src_call_kwarg(L, "num_warps");
-        if (wv)
-            tdx_src_int_value(t->m, wv, &cur);
         for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
             if (atoll(warps[w]) == cur) // NOLINT(cert-err34-c): the literals above
                 continue;

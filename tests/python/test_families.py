@@ -169,3 +169,28 @@ def test_retune_follows_the_grid_axis_the_kernel_tiles(tmp_path):
     assert "col_argmax_kernel[(triton.cdiv(n_cols, 64),)]" in text and "BLOCK_N=64" in text
     res = check_task(str(tasks / "col_argmax.py"), device="cpu", seeds=(0,), candidate=widened[0])
     assert res["ok"], res.get("error")
+
+
+def test_retune_grows_the_warps_with_the_block_when_the_launch_sets_them(tmp_path):
+    """block-outputs gives conv1d's launch num_warps=1 (four columns of its
+    32-row tile a thread); retune's larger blocks keep that share by growing
+    the warps with the block (BLOCK 128 -> 512 at one warp spilled on the
+    H200: 2.8 -> 56 ms), and the candidate is still correct. A launch that
+    leaves num_warps to Triton keeps the old choices (more warps only from
+    4096 up)."""
+    blocked = rewrite("block-outputs", ROOT / "bench" / "tasks" / "conv1d.py", tmp_path / "a")[0]
+    assert "num_warps=1" in Path(blocked).read_text()
+    r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "b"), blocked],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[:3]
+    assert [line.split("\t")[1].split(": ")[1] for line in first] == [
+        "BLOCK 128 -> 512, num_warps 4", "BLOCK 128 -> 2048, num_warps 16", "BLOCK 128 -> 256, num_warps 2"], first
+    cand = first[0].split("\t")[0]
+    assert "BLOCK=512, _tdx_np=C_out, _TDX_R=32, num_warps=4" in Path(cand).read_text()
+    res = check_task(str(ROOT / "bench" / "tasks" / "conv1d.py"), device="cpu", seeds=(0,), candidate=cand)
+    assert res["ok"], res
+    r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "c"),
+                        str(ROOT / "bench" / "tasks" / "relu.py")], capture_output=True, text=True, timeout=60)
+    assert [line.split("\t")[1].split(": ")[1] for line in r.stdout.splitlines()[:3]] == [
+        "BLOCK 256 -> 1024", "BLOCK 256 -> 4096, num_warps 8", "BLOCK 256 -> 512"], r.stdout
