@@ -17,7 +17,7 @@ import os
 import re
 import time
 
-from . import gpulock, protocol
+from . import gpulock, precompile, protocol
 from .common import as_outputs, clone_values, parse_dtype, parse_shape, shape_label
 from .protocol import INCORRECT, NO_GPU, TASK_ERROR, TASK_INVALID, HarnessError, describe_exception, where
 from .intercept import one_config
@@ -360,6 +360,13 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
     plan = [(shape, seed) for shape in shape_list for seed in seeds]
     if bench_shape:
         plan.append((task.shapes["bench"], seeds[0]))
+    pre = None
+    if candidate and device == "cuda" and precompile.enabled():
+        # the candidate's compiles, before the shared hold (precompile.py)
+        shapes_seen = {}
+        for shape, _ in plan:
+            shapes_seen.setdefault(repr(shape), shape)
+        pre = precompile.warm(task.path, [candidate], list(shapes_seen.values()), dtype)
     with gpulock.shared() if device == "cuda" else contextlib.nullcontext():
         if candidate:
             cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s)
@@ -368,6 +375,8 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
     first_fail = next((c for c in cases if not c["ok"]), None)
     common = {"task": os.path.abspath(task_path), "candidate": os.path.abspath(candidate) if candidate else None,
               "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases}
+    if pre is not None:
+        common["precompile"] = pre
     if first_fail is not None:
         where_ = "" if first_fail["shape"] is None else \
             f"shape {first_fail['shape']} seed {first_fail['seed']}: "

@@ -15,9 +15,9 @@ import contextlib
 import os
 import time as _clock
 
-from . import gpulock, protocol
+from . import gpulock, precompile, protocol
 from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_signature, shape_label, signature_text,
-                     tensor_bytes)
+                     parse_shape, tensor_bytes)
 from .gpu import device_info, estimate_ms, pin_timers, require_cuda, time_interleaved
 from .isolate import confine_self, replaced, snapshot
 from .protocol import INCORRECT, TASK_ERROR, TASK_INVALID, USAGE, HarnessError, describe_exception
@@ -82,17 +82,28 @@ def count_bytes_flops(task, inputs, outputs):
     return nbytes, flops, basis
 
 
-def run(args):
-    """Time baseline (and candidate) interleaved, plus the torch baseline."""
+def run(args, warm=True):
+    """Time baseline (and candidate) interleaved, plus the torch baseline;
+    warm=False when the caller compiled ahead itself (trial)."""
     if args.torch_only:
         return run_torch_only(args)
     if args.device != "cuda":
         raise HarnessError(USAGE, "timing launch needs --device cuda (--device cpu only with --torch-only)")
+    pre = None
+    if warm and precompile.enabled():
+        # the kernels' compiles, before CUDA starts and before the shared
+        # hold (precompile.py); the task's and the candidate's
+        files = [args.task] + ([args.candidate] if args.candidate else [])
+        shapes = [parse_shape(args.shape)] if args.shape else None
+        pre = precompile.warm(args.task, files, shapes, parse_dtype(args.dtype))
     require_cuda()
     # kernels run (and compile) under the shared GPU lock, the timed
     # repetitions under the exclusive one (gpu.py)
     with gpulock.shared():
-        return _run(args)
+        out = _run(args)
+    if pre is not None:
+        out["precompile"] = pre
+    return out
 
 
 def _run(args):

@@ -17,6 +17,10 @@
 #include "rewrite/edit.h"
 
 #define TDX_LOOP_MAX_SRC ((size_t)4 << 20)
+/* The fraction of the roofline floor that stops the loop (opts.target_fraction). */
+#define TARGET_FRACTION 0.85
+/* The reach rule's margin: a best within 2 % of opts.reach_s counts as reaching it. */
+#define REACH_MARGIN 1.02
 
 tdx_status tdx_loop_cands_push(tdx_loop_cands *c, char *source, size_t len, const char *family,
                                const char *origin, const char *summary)
@@ -452,14 +456,14 @@ static tdx_status rounds(run *r, int first_round)
     const tdx_loop_opts *o = r->o;
     int max_rounds = o->max_rounds > 0 ? o->max_rounds : 15;
     size_t max_cands = o->max_cands > 0 ? (size_t)o->max_cands : 8;
-    double target = o->target_fraction > 0 ? o->target_fraction : 0.85;
+    double target = o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION;
     tdx_status st = TDX_OK;
     for (int round = first_round;; round++) {
         if (round > max_rounds)
             return stop(r, round - 1, "round limit reached");
         if (o->time_budget_s > 0 && r->elapsed_before + now_s() - r->t0 > o->time_budget_s)
             return stop(r, round - 1, "time budget spent");
-        if (r->last_fraction >= target && !(o->reach_s > 0 && r->res->final_s > o->reach_s * 1.02))
+        if (r->last_fraction >= target && !(o->reach_s > 0 && r->res->final_s > o->reach_s * REACH_MARGIN))
             return stop(r, round - 1, "near the roofline");
         progress(r, round, 0, 0, "diagnose");
         tdx_ledger ledger;
@@ -631,7 +635,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         st = jlog(&r, json_pack("{s:s, s:s, s:s, s:i, s:f, s:i}", "type", "start", "task",
                                 o->task_path, "task_hash", hash, "max_rounds",
                                 o->max_rounds > 0 ? o->max_rounds : 15, "target_fraction",
-                                o->target_fraction > 0 ? o->target_fraction : 0.85, "max_level",
+                                o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION, "max_level",
                                 o->dx.max_level));
         if (st)
             goto out;

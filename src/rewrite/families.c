@@ -283,8 +283,10 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
          * 2.8 -> 56 ms, bench/RESULTS.md ninth session) */
         long long cur = 4;
         tdx_src_node *wv = tdx_src_call_kwarg(L, "num_warps");
-        if (wv && (tdx_src_int_value(t->m, wv, &cur) != TDX_OK || cur < 1 || cur > 64))
-            cur = 4, wv = NULL;
+        if (wv && (tdx_src_int_value(t->m, wv, &cur) != TDX_OK || cur < 1 || cur > 64)) {
+            cur = 4;
+            wv = NULL;
+        }
         for (size_t i = 0; i < nb && !st; i++) {
             static const int mult[] = {4, 16, 2};
             for (size_t m = 0; m < sizeof mult / sizeof mult[0] && !st; m++) {

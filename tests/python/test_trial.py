@@ -50,7 +50,7 @@ def _fake_timing(monkeypatch, fn):
 def test_the_timer_reply_is_passed_on(monkeypatch):
     seen = {}
 
-    def fake(targs):
+    def fake(targs, warm=True):
         seen.update(vars(targs))
         return protocol.result("time", variants={"candidate": {"median_ms": 1.5}}, task=targs.task)
     _fake_timing(monkeypatch, fake)
@@ -70,7 +70,7 @@ def test_the_time_args_time_the_candidate_against_the_baseline_or_alone():
 
 
 def test_a_timer_that_hangs_is_killed(monkeypatch):
-    _fake_timing(monkeypatch, lambda targs: time.sleep(60))
+    _fake_timing(monkeypatch, lambda targs, warm=True: time.sleep(60))
     t0 = time.monotonic()
     out = trial.run(_args(time_timeout=1.0))
     assert time.monotonic() - t0 < 30
@@ -104,7 +104,7 @@ def test_waiting_for_the_gpu_lock_does_not_count_against_the_timing_limit(monkey
             assert time.monotonic() - t0 < 30
             time.sleep(0.01)
 
-        def locked(targs):
+        def locked(targs, warm=True):
             with gpulock.exclusive():
                 return protocol.result("time", variants={"candidate": {"median_ms": 1.0}})
         _fake_timing(monkeypatch, locked)
@@ -123,7 +123,7 @@ def test_wait_notes_extend_the_limit_only_by_the_lock_s_own_bound(monkeypatch, t
     monkeypatch.setenv(gpulock.ENV, str(tmp_path / "gpu.lock"))
     monkeypatch.setenv(gpulock.WAIT_ENV, "0.5")
 
-    def forged(targs):
+    def forged(targs, warm=True):
         gpulock._waited[0]("wait")  # and never "got"
         time.sleep(60)
     _fake_timing(monkeypatch, forged)
@@ -144,14 +144,14 @@ def test_wait_notes_are_taken_whole_from_the_front():
 
 
 def test_a_timer_that_dies_is_reported(monkeypatch):
-    _fake_timing(monkeypatch, lambda targs: os._exit(7))
+    _fake_timing(monkeypatch, lambda targs, warm=True: os._exit(7))
     out = trial.run(_args())
     assert out["time"]["ok"] is False and out["time"]["reason"] == "crashed"
     assert "status 7" in out["time"]["error"]
 
 
 def test_a_timer_that_raises_gives_a_failure_reply(monkeypatch):
-    def boom(targs):
+    def boom(targs, warm=True):
         raise protocol.HarnessError(protocol.TASK_ERROR, "timing launch raised ValueError: x")
     _fake_timing(monkeypatch, boom)
     out = trial.run(_args())
@@ -159,7 +159,7 @@ def test_a_timer_that_raises_gives_a_failure_reply(monkeypatch):
 
 
 def test_a_timer_that_leaves_a_process_behind_fails(monkeypatch):
-    def orphan(targs):
+    def orphan(targs, warm=True):
         if os.fork() == 0:
             os.setsid()
             time.sleep(120)
@@ -189,3 +189,21 @@ def test_a_check_that_hangs_is_killed_at_its_own_limit(tmp_path):
     assert time.monotonic() - t0 < 60
     assert out["ok"] is False and out["reason"] == "timeout" and "timed out after 3 s" in out["error"]
     assert out["time"] is None
+
+
+def test_the_timer_compiles_the_baseline_while_the_check_runs(monkeypatch, tmp_path):
+    """Under the GPU lock the timer child compiles the baseline's kernels
+    (precompile.py) before it waits for the verdict, and says so."""
+    from tritondx_harness import gpulock
+    monkeypatch.setenv(gpulock.ENV, str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+
+    def fake(targs, warm=True):
+        return protocol.result("time", variants={}, warm=warm, cached=sorted(os.listdir(tmp_path / "cache")))
+    _fake_timing(monkeypatch, fake)
+    out = trial.run(_args(baseline=task("add.py")))
+    assert out["ok"] is True, out
+    t = out["time"]
+    assert t["warm"] is False  # the timing does not compile ahead again
+    assert t["precompile"]["kernels"] == 1 and t["precompile"]["error"] is None
+    assert len(t["cached"]) >= 1
