@@ -2,7 +2,8 @@
 bench/variants/*_block_outputs.py, as the tenth session's suite kept them) lose
 time, by hand-made variants of one knob each: the tap loop's bound a
 tl.constexpr (conv1d), the warps, the outputs a program owns (_TDX_R), the
-block. Each variant is checked against the task's reference on the bench
+block; and the implicit-GEMM kernels of bench/variants/conv_igemm.py at
+several tiles (IGEMM_ONLY=1: those alone). Each variant is checked against the task's reference on the bench
 shape (max |error| relative to max |reference|) and timed with
 triton.testing.do_bench (median of its repetitions, L2 flushed by it).
 
@@ -68,6 +69,30 @@ def variants(name, text):
                                                   ", 128)", ", 64)"), 32, 64)
 
 
+# implicit GEMM tiles: (BCO, BP, BCI, num_warps, num_stages)
+IGEMM = [(64, 128, 16, 4, 2), (64, 128, 32, 4, 2), (128, 128, 16, 8, 2), (64, 256, 16, 8, 2),
+         (128, 64, 16, 4, 2), (32, 128, 16, 4, 3), (64, 128, 16, 4, 3), (128, 128, 32, 8, 2)]
+
+
+def igemm(name, ins, ref):
+    """Rows for the implicit-GEMM kernels of bench/variants/conv_igemm.py."""
+    sys.path.insert(0, VAR)
+    import conv_igemm
+    fn = getattr(conv_igemm, name)
+    for bco, bp, bci, nw, ns in IGEMM:
+        label = f"implicit GEMM {bco} x {bp} x {bci}, {nw} warps, {ns} stages"
+        try:
+            out = fn(*ins, BCO=bco, BP=bp, BCI=bci, num_warps=nw, num_stages=ns)
+            err = ((out - ref).abs().max() / ref.abs().max()).item()
+            ms = triton.testing.do_bench(lambda: fn(*ins, BCO=bco, BP=bp, BCI=bci, num_warps=nw, num_stages=ns))
+            print(f"| {name} | {label} | {ms:.3f} | {err:.1e} |", flush=True)
+        except Exception as e:  # noqa: BLE001
+            print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | |", flush=True)
+
+
+IGEMM_ONLY = os.environ.get("IGEMM_ONLY") == "1"
+
+
 def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -81,6 +106,9 @@ def main():
         ref = base.torch_impl(*ins)
         t_torch = triton.testing.do_bench(lambda: base.torch_impl(*ins))
         print(f"| {name} | torch (cuDNN, fp32) | {t_torch:.3f} | |", flush=True)
+        igemm(name, ins, ref)
+        if IGEMM_ONLY:
+            continue
         for i, (label, vt) in enumerate(variants(name, text)):
             try:
                 m = load(vt, f"{name}_v{i}")
