@@ -9,6 +9,9 @@ it exclusively: while anything is timed, nothing else runs on the GPU, and
 checks of different processes still overlap each other. Without the
 variable nothing is locked and every call here costs nothing.
 
+A long shared hold gives way between its steps (yield_turn(): a check
+between its cases), so a timing waits for one step, not for a whole check.
+
 Writers go first: a second file, FILE.turn, is a turnstile that a reader
 passes on its way in and a writer holds while it waits, so a stream of
 checks cannot keep a timing waiting for ever. A process that holds the lock
@@ -150,6 +153,19 @@ def exclusive():
         _drop()
         if before is not None:
             _take(before)
+
+
+def yield_turn():
+    """Between two steps of a long shared hold (the cases of a check): let go
+    of the shared lock and take it again, so that a timing waiting for it
+    exclusively runs now instead of after the whole hold. Returns the
+    seconds spent waiting (0.0 when nothing is held shared)."""
+    if _mode[0] != "shared":
+        return 0.0
+    t0 = time.monotonic()
+    _drop()
+    _take("shared")
+    return time.monotonic() - t0
 
 
 def mode():

@@ -342,13 +342,16 @@ def confine_self():
         return False
 
 
-def run_cases(cand, inputs, reuse, device):
+def run_cases(cand, inputs, reuse, device, between=None):
     """Run the candidate's launch on every case (NaN poison, then marker
-    poison), and the in-place reuse run; returns the results frame."""
+    poison), and the in-place reuse run; returns the results frame.
+    between() runs before every case but the first and before the reuse run."""
     from .check import _run_launch, _sync, poisoned_allocations
     results = []
     held = []  # every case's input copies, alive until the reuse run is done
-    for ins in inputs:
+    for i, ins in enumerate(inputs):
+        if i and between is not None:
+            between()
         r = {}
         try:
             outs, damage = _run_launch(cand.launch, ins, device, "nan", keep=held)
@@ -367,6 +370,8 @@ def run_cases(cand, inputs, reuse, device):
         results.append(r)
     reuse_out = None
     if reuse is not None:
+        if between is not None:
+            between()
         first, second = reuse
         import torch
         try:
@@ -397,11 +402,27 @@ def _one_cpu_thread():
         torch.set_num_threads(1)
 
 
-def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
+def _turns(turn):
+    """The child's side of the judge's turns (run_candidate): a callable that
+    asks the judge to give the GPU lock a turn and returns once the judge
+    holds it again, or None when the judge holds none."""
+    if turn is None:
+        return None
+    ask_w, go_r = turn
+
+    def between():
+        os.write(ask_w, b"t")
+        if os.read(go_r, 1) != b"g":
+            os._exit(4)  # the judge is gone
+    return between
+
+
+def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w, turn=None):
     """The forked child's whole life; never returns."""
     code = 0
     try:
         gpulock.forget()  # the judge's lock is the judge's
+        between = _turns(turn)
         _one_cpu_thread()
         os.dup2(noise_w, 1)
         os.dup2(noise_w, 2)
@@ -410,6 +431,8 @@ def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
             os.close(reply)
         inputs = [task.inputs(shape, device, seed, dtype) for shape, seed in plan]
         _send(data_w, {"kind": "inputs", "inputs": [_cpu(i) for i in inputs]})
+        if between is not None:
+            between()  # the candidate's import next: CPU work
         if os.environ.get("TDX_SANDBOX") == "1":
             confine_self()
         before = snapshot()
@@ -433,7 +456,7 @@ def _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w):
                            "message": f"the candidate changes launch's signature: {signature_text(b)} "
                                       f"instead of {signature_text(a)}"})
             os._exit(0)
-        frame = run_cases(cand, inputs, reuse, device)
+        frame = run_cases(cand, inputs, reuse, device, between)
         frame["replaced"] = replaced(before)
         _send(data_w, frame)
     except BaseException:  # noqa: BLE001 - whatever happens, the child ends here
@@ -530,15 +553,30 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
     known = _children()
     data_r, data_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     noise_r, noise_w = os.pipe()
+    # turns: while the judge holds the GPU lock shared for the child, the
+    # child asks for a turn (a byte on ask) between its cases; the judge lets
+    # go of the lock and takes it again (gpulock.yield_turn: a timing waiting
+    # for it runs then) and answers on go; the child waits for the answer
+    turns = gpulock.mode() == "shared"
+    ask_r = ask_w = go_r = go_w = None
+    if turns:
+        ask_r, ask_w = os.pipe()
+        go_r, go_w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         data_r.close()
         os.close(noise_r)
-        _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w)
+        if turns:
+            os.close(ask_r)
+            os.close(go_w)
+        _child(task, candidate, plan, device, dtype, reuse, data_w, noise_w, (ask_w, go_r) if turns else None)
     data_w.close()
     os.close(noise_w)
+    if turns:
+        os.close(ask_w)
+        os.close(go_r)
     tensors = _Tensors()
     data = bytearray()
     noise = 0
@@ -548,12 +586,38 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
     fds = [data_r.fileno(), noise_r]
     drain_until = None
     deadline = time.monotonic() + timeout_s if timeout_s else None
+    # what the turns' waits may add to the limit in all (the candidate's code
+    # can ask for turns too): the limit once more at most
+    allowance = float(timeout_s or 0.0)
+    asking = [ask_r] if turns else []
+    lock_error = None
     timed_out = False
     while fds:
         if deadline is not None and status is None and not timed_out and time.monotonic() > deadline:
             timed_out = True
             os.kill(pid, signal.SIGKILL)
-        ready, _, _ = select.select(fds, [], [], 0.05)
+        ready, _, _ = select.select(fds + asking, [], [], 0.05)
+        if asking and ask_r in ready:
+            ready.remove(ask_r)
+            asked = os.read(ask_r, 64)
+            if not asked:
+                asking = []
+            for _ in asked:
+                if lock_error is not None:
+                    break
+                try:
+                    waited = min(gpulock.yield_turn(), allowance)
+                except protocol.HarnessError as e:  # the lock's own wait limit
+                    lock_error = e
+                    os.kill(pid, signal.SIGKILL)
+                    break
+                allowance -= waited
+                if deadline is not None:
+                    deadline += waited
+                try:
+                    os.write(go_w, b"g")
+                except OSError:
+                    pass
         for fd in ready:
             if fd == noise_r:
                 chunk = os.read(fd, 1 << 20)
@@ -593,7 +657,13 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
         _, status = os.waitpid(pid, 0)
     data_r.close()
     os.close(noise_r)
+    if turns:
+        os.close(ask_r)
+        os.close(go_w)
     strays = _kill_strays(known | {pid})
+    if lock_error is not None:
+        tensors.close()
+        raise lock_error
     frames = []
     try:
         for fr in _parse_frames(data):

@@ -94,14 +94,18 @@ def _compile_all(specs, target):
     import triton
     from triton.compiler import ASTSource
     done = failed = 0
+    first = None
     for s in specs:
         try:
             triton.compile(ASTSource(s.fn, s.signature, s.constexprs, s.attrs), target=target,
                            options=s.options.__dict__)
             done += 1
-        except Exception:  # noqa: BLE001 - the real run reports its own compile errors
+        except Exception as e:  # noqa: BLE001 - the real run reports its own compile errors
             failed += 1
-    return done, failed
+            if first is None:
+                from .protocol import describe_exception
+                first = f"{s.name}: {describe_exception(e)}"[:300]
+    return done, failed, first
 
 
 def _child(task_path, files, shapes, dtype, res_w):
@@ -115,7 +119,10 @@ def _child(task_path, files, shapes, dtype, res_w):
         from . import protocol
         reply = protocol.reply_fd()
         if reply is not None:
-            os.close(reply)
+            try:
+                os.close(reply)
+            except OSError:  # closed already (trial's timer child)
+                pass
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
@@ -138,8 +145,8 @@ def _child(task_path, files, shapes, dtype, res_w):
                     pass
             target = target_for("aot")
             specs = _specs(task, cands, shapes, dtype, target)
-            done, failed = _compile_all(specs, target)
-        os.write(res_w, json.dumps({"kernels": done, "failed": failed}).encode("ascii"))
+            done, failed, first = _compile_all(specs, target)
+        os.write(res_w, json.dumps({"kernels": done, "failed": failed, "first_failure": first}).encode("ascii"))
     except BaseException:  # noqa: BLE001 - whatever happens, the child ends here
         code = 3
     os._exit(code)
@@ -150,7 +157,8 @@ def warm(task_path, files, shapes=None, dtype=None, limit_s=LIMIT_S):
     would compile on each of `shapes` (None: the task's bench shape), in a
     forked child, before the caller
     takes the GPU lock. The caller must not have started CUDA. Returns
-    {"kernels": compiled, "failed": n, "seconds": s, "error": None or why}."""
+    {"kernels": compiled, "failed": n, "seconds": s, "error": None or why},
+    with "first_failure" (the first compile error) when one failed."""
     from .isolate import _become_subreaper, _children, _kill_strays
     t0 = time.monotonic()
     out = {"kernels": 0, "failed": 0, "seconds": 0.0, "error": None}
@@ -193,6 +201,8 @@ def warm(task_path, files, shapes=None, dtype=None, limit_s=LIMIT_S):
         got = json.loads(data.decode("ascii"))
         out["kernels"] = int(got["kernels"])
         out["failed"] = int(got["failed"])
+        if got.get("first_failure"):
+            out["first_failure"] = str(got["first_failure"])
     except (ValueError, KeyError, TypeError):
         if out["error"] is None:
             out["error"] = "the compiling child ended without a reply"

@@ -87,8 +87,6 @@ def _timer(args, go_r, res_w):
         gpulock.on_wait(lambda event: os.write(res_w, WAIT_NOTE + event.encode("ascii") + b"\n"))
         try:
             out = timing.run(targs, warm=False)
-            if pre is not None and isinstance(out, dict):
-                out["precompile"] = pre
         except HarnessError as e:
             fields = {k: v for k, v in e.extra.items() if k not in ("ok", "verb", "protocol")}
             out = protocol.failure("time", e.kind, str(e), **fields)
@@ -96,6 +94,8 @@ def _timer(args, go_r, res_w):
             out = protocol.failure("time", protocol.TASK_ERROR, f"the code called exit({e.code!r}) while timed")
         except Exception as e:  # noqa: BLE001
             out = protocol.failure("time", protocol.INTERNAL, f"harness error: {describe_exception(e)}")
+        if pre is not None and isinstance(out, dict):
+            out["precompile"] = pre
         data = json.dumps(protocol.jsonable(out), allow_nan=False).encode("utf-8")
         view = memoryview(data)
         while view:

@@ -173,3 +173,38 @@ def test_exclusive_inside_shared_returns_to_shared(lock):
                 assert gpulock.mode() == "exclusive"
         assert gpulock.mode() == "shared"
     assert gpulock.mode() is None
+
+
+HOLD_AT = """
+import sys, time
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import gpulock
+with gpulock.exclusive():
+    open(sys.argv[1], "w").write("%.3f" % time.time())
+    time.sleep(0.2)
+"""
+
+
+def test_a_check_gives_a_waiting_timing_its_turn_between_cases(lock, tmp_path):
+    """The judge holds the lock shared for its candidate's child; the child
+    asks for a turn between its cases, so a timing that wants the lock
+    exclusively gets it during the check, not after it."""
+    from conftest import task
+    from tritondx_harness import isolate
+    from tritondx_harness.taskload import load_task
+    with open(task("add.py"), encoding="utf-8") as f:
+        text = f.read()
+    cand = tmp_path / "slow.py"
+    cand.write_text(text + "\n\ndef launch(x, y):\n    import time\n    time.sleep(0.4)\n    return x + y\n")
+    t = load_task(task("add.py"))
+    plan = [((64,), seed) for seed in range(6)]
+    got_at = tmp_path / "got"
+    with gpulock.shared():
+        holder = subprocess.Popen([sys.executable, "-c", HOLD_AT.format(pydir=PYDIR), str(got_at)])
+        got = isolate.run_candidate(t, str(cand), plan, "cpu", timeout_s=60)
+        end = time.time()
+    holder.wait(timeout=30)
+    assert got["failure"] is None, got["failure"]
+    assert len(got["cases"]) == 6
+    # six cases of 0.4 s: the timing ran well before the last one ended
+    assert float(got_at.read_text()) < end - 0.8

@@ -45,6 +45,25 @@ print(json.dumps(hits))
 """
 
 
+WARM = """
+import json, sys
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import precompile
+print(json.dumps(precompile.warm({task!r}, {files!r}, {shapes!r}, limit_s={limit!r})))
+"""
+
+
+def warm(task, files, shapes=None, limit_s=precompile.LIMIT_S):
+    """precompile.warm() in a fresh process: one where Triton's interpreter
+    ran (other tests here) has triton.language patched for the CPU, and a
+    child forked from it could not compile."""
+    code = WARM.format(pydir=PYDIR, task=task, files=list(files), shapes=shapes, limit=limit_s)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     d = tmp_path / "triton-cache"
@@ -76,7 +95,7 @@ def _write(tmp_path, name, launch_body):
 
 
 def test_the_compiles_land_where_the_jit_looks(cache):
-    got = precompile.warm(COL_MAX, [COL_MAX], SHAPES)
+    got = warm(COL_MAX, [COL_MAX], SHAPES)
     # (128, 256) and (16384, 16384) specialize alike; the misaligned one differs
     assert got["error"] is None and got["kernels"] == 2 and got["failed"] == 0
     assert _jit_hits(COL_MAX) == [True, True]
@@ -87,13 +106,13 @@ def test_without_it_the_jit_compiles(cache):
 
 
 def test_the_bench_shape_by_default(cache):
-    got = precompile.warm(COL_MAX, [COL_MAX])
+    got = warm(COL_MAX, [COL_MAX])
     assert got["error"] is None and got["kernels"] == 1
 
 
 def test_a_candidate_that_hangs_is_cut_at_the_limit(cache, tmp_path):
     cand = _write(tmp_path, "hang.py", "    while True:\n        pass")
-    got = precompile.warm(COL_MAX, [cand], SHAPES[:1], limit_s=3)
+    got = warm(COL_MAX, [cand], SHAPES[:1], limit_s=3)
     assert got["error"] == "killed after 3 s" and got["kernels"] == 0
     assert got["seconds"] < 30
 
@@ -101,7 +120,7 @@ def test_a_candidate_that_hangs_is_cut_at_the_limit(cache, tmp_path):
 def test_a_candidate_that_does_not_import_compiles_nothing(cache, tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def launch(x:\n")
-    got = precompile.warm(COL_MAX, [str(bad)], SHAPES[:1])
+    got = warm(COL_MAX, [str(bad)], SHAPES[:1])
     assert got["error"] is None and got["kernels"] == 0
     assert os.listdir(cache) == []
 
@@ -114,7 +133,7 @@ def test_a_launch_that_reads_values_keeps_what_it_launched_before(cache, tmp_pat
             "    y.sum().item()\n"
             "    return y")
     cand = _write(tmp_path, "item.py", body)
-    got = precompile.warm(COL_MAX, [cand], [(16384, 16384)])
+    got = warm(COL_MAX, [cand], [(16384, 16384)])
     assert got["error"] is None and got["kernels"] == 1
 
 
@@ -128,7 +147,7 @@ def test_processes_it_leaves_behind_are_killed(cache, tmp_path):
             "        os._exit(0)\n"
             "    return x")
     cand = _write(tmp_path, "stray.py", body)
-    got = precompile.warm(COL_MAX, [cand], SHAPES[:1])
+    got = warm(COL_MAX, [cand], SHAPES[:1])
     assert got["error"] is None
     import time
     time.sleep(4)

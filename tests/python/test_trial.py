@@ -193,17 +193,17 @@ def test_a_check_that_hangs_is_killed_at_its_own_limit(tmp_path):
 
 def test_the_timer_compiles_the_baseline_while_the_check_runs(monkeypatch, tmp_path):
     """Under the GPU lock the timer child compiles the baseline's kernels
-    (precompile.py) before it waits for the verdict, and says so."""
+    (precompile.py) before it waits for the verdict, and says so (in a fresh
+    process: Triton's interpreter, which this process has run, leaves
+    triton.language patched for the CPU and a compile would fail)."""
     from tritondx_harness import gpulock
     monkeypatch.setenv(gpulock.ENV, str(tmp_path / "gpu.lock"))
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
-
-    def fake(targs, warm=True):
-        return protocol.result("time", variants={}, warm=warm, cached=sorted(os.listdir(tmp_path / "cache")))
-    _fake_timing(monkeypatch, fake)
-    out = trial.run(_args(baseline=task("add.py")))
-    assert out["ok"] is True, out
-    t = out["time"]
-    assert t["warm"] is False  # the timing does not compile ahead again
-    assert t["precompile"]["kernels"] == 1 and t["precompile"]["error"] is None
-    assert len(t["cached"]) >= 1
+    r = harness("trial", "--task", task("add.py"), "--candidate", task("cand_add_good.py"),
+                "--baseline", task("add.py"), "--device", "cpu", "--seeds", "0")
+    obj = r.json
+    assert obj["ok"] is True, obj
+    t = obj["time"]
+    assert t["error_kind"] == protocol.NO_GPU  # the timing itself needs the GPU
+    assert t["precompile"]["kernels"] == 1 and t["precompile"]["error"] is None, t["precompile"]
+    assert len(os.listdir(tmp_path / "cache")) >= 1
