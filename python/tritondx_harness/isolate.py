@@ -577,6 +577,9 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
     if turns:
         os.close(ask_w)
         os.close(go_r)
+        # a candidate that asks for turns and never reads the answers must
+        # not block the judge on a full pipe: answers that do not fit are dropped
+        os.set_blocking(go_w, False)
     tensors = _Tensors()
     data = bytearray()
     noise = 0

@@ -1,6 +1,7 @@
 """gpulock: processes that share one GPU -- shared for running kernels,
 exclusive for timing, writers first, no unbounded wait, nothing held by a
 forked candidate. Each holder is a real process (flock is per open file)."""
+import json
 import os
 import subprocess
 import sys
@@ -208,3 +209,57 @@ def test_a_check_gives_a_waiting_timing_its_turn_between_cases(lock, tmp_path):
     assert len(got["cases"]) == 6
     # six cases of 0.4 s: the timing ran well before the last one ended
     assert float(got_at.read_text()) < end - 0.8
+
+
+FLOOD_TURNS = """
+import json, sys, time
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import gpulock, isolate
+from tritondx_harness.taskload import load_task
+t = load_task({task!r})
+with gpulock.shared():
+    t0 = time.monotonic()
+    got = isolate.run_candidate(t, {cand!r}, [((64,), 0), ((64,), 1)], "cpu", timeout_s=20)
+print(json.dumps({{"failure": got["failure"], "seconds": time.monotonic() - t0}}))
+"""
+
+# every pipe the candidate can write to (but its stdout) gets asks for turns
+# it never waits for
+FLOODER = '''
+
+_FLOODED = []
+
+
+def launch(x, y):
+    import os, stat, time
+    out = os.fstat(1).st_ino
+    for _ in range(0 if _FLOODED else 40):
+        for fd in range(3, 256):
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISFIFO(st.st_mode) or st.st_ino == out:
+                    continue
+                os.set_blocking(fd, False)
+                os.write(fd, b"t" * 65536)
+            except OSError:
+                pass
+        time.sleep(0.2)
+    _FLOODED.append(1)
+    time.sleep(600)  # alive, so only the judge's own limit can end it
+    return x + y
+'''
+
+
+def test_a_candidate_that_floods_the_turn_pipe_does_not_hang_the_judge(lock, tmp_path):
+    from conftest import task
+    with open(task("add.py"), encoding="utf-8") as f:
+        text = f.read()
+    cand = tmp_path / "flood.py"
+    cand.write_text(text + FLOODER)
+    code = FLOOD_TURNS.format(pydir=PYDIR, task=task("add.py"), cand=str(cand))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # the judge never blocked on the answers nobody reads: its limit ended the child
+    assert out["failure"][0] == "timeout" and out["seconds"] < 80, out
