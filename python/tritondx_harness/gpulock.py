@@ -38,6 +38,7 @@ WAIT_ENV = "TRITONDX_GPU_LOCK_WAIT"
 _fds = {"main": None, "turn": None}
 _mode = [None]  # None, "shared" or "exclusive"
 _waited = [None]  # on_wait's callback
+_wait_total = [0.0]  # seconds this process has spent waiting for the lock
 
 
 def enabled():
@@ -101,11 +102,15 @@ def _take(mode):
     what = "time" if mode == "exclusive" else "run kernels"
     if _waited[0] is not None:
         _waited[0]("wait")
-    _flock("turn", fcntl.LOCK_EX, what)
+    t0 = time.monotonic()
     try:
-        _flock("main", fcntl.LOCK_EX if mode == "exclusive" else fcntl.LOCK_SH, what)
+        _flock("turn", fcntl.LOCK_EX, what)
+        try:
+            _flock("main", fcntl.LOCK_EX if mode == "exclusive" else fcntl.LOCK_SH, what)
+        finally:
+            fcntl.flock(_fds["turn"], fcntl.LOCK_UN)
     finally:
-        fcntl.flock(_fds["turn"], fcntl.LOCK_UN)
+        _wait_total[0] += time.monotonic() - t0
     _mode[0] = mode
     if _waited[0] is not None:
         _waited[0]("got")
@@ -166,6 +171,11 @@ def yield_turn():
     _drop()
     _take("shared")
     return time.monotonic() - t0
+
+
+def waited_s():
+    """Seconds this process has spent waiting for the lock so far."""
+    return _wait_total[0]
 
 
 def mode():

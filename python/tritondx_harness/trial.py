@@ -15,7 +15,10 @@ candidate; the timing numbers come from the timer child, as the `time`
 verb's do.
 
 Reply: the check's reply with verb "trial", plus "check_s", "time" (the
-time verb's reply, or null when the check failed) and "time_s".
+time verb's reply, or null when the check failed) and "time_s", and of
+those seconds the ones spent waiting for the GPU lock (gpulock):
+"check_lock_wait_s" (the judge's) and "time_lock_wait_s" (the timer's;
+null when it did not run).
 """
 import argparse
 import gc
@@ -118,9 +121,10 @@ def _take_wait_notes(data):
     return events
 
 
-def _wait_reply(pid, res_r, timeout_s):
+def _wait_reply(pid, res_r, timeout_s, waits=None):
     """The timer child's reply (a dict), or a failure reply when it died,
-    timed out or sent something else. While the child waits for the GPU lock
+    timed out or sent something else. waits (a list) receives the seconds of
+    each of the child's waits for the GPU lock. While the child waits for the GPU lock
     (between its "wait" and "got" notes) its limit stands still: the waits
     are bounded by the lock's own limit (gpulock), and so is what they may
     add in all, since the timer child's code could write notes of its own."""
@@ -146,6 +150,8 @@ def _wait_reply(pid, res_r, timeout_s):
                 if event == "wait" and waiting_since is None:
                     waiting_since = now
                 elif event == "got" and waiting_since is not None:
+                    if waits is not None:
+                        waits.append(now - waiting_since)
                     waited = min(now - waiting_since, allowance)
                     deadline += waited
                     allowance -= waited
@@ -215,7 +221,9 @@ def run(args):
         os.waitpid(pid, 0)
         raise
     check_s = time.monotonic() - t0
-    reply = dict(reply, verb="trial", check_s=round(check_s, 3), time=None, time_s=None)
+    from . import gpulock
+    reply = dict(reply, verb="trial", check_s=round(check_s, 3), time=None, time_s=None,
+                 check_lock_wait_s=round(gpulock.waited_s(), 3), time_lock_wait_s=None)
     if not reply.get("ok"):
         os.close(go_w)
         os.close(res_r)
@@ -231,11 +239,13 @@ def run(args):
     t1 = time.monotonic()
     os.write(go_w, b"y")
     os.close(go_w)
+    waits = []
     try:
-        reply["time"] = _wait_reply(pid, res_r, args.time_timeout)
+        reply["time"] = _wait_reply(pid, res_r, args.time_timeout, waits)
     finally:
         os.close(res_r)
     reply["time_s"] = round(time.monotonic() - t1, 3)
+    reply["time_lock_wait_s"] = round(sum(waits), 3)
     strays = isolate._kill_strays(known)
     if strays and reply["time"].get("ok"):
         reply["time"] = protocol.failure("time", protocol.INCORRECT,

@@ -373,6 +373,8 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     /* the interpreter's start belongs to the check, the timer's wait to the timing */
     res->time_s = res->timed && harness_time_s >= 0 ? harness_time_s : -1;
     res->check_s = res->time_s >= 0 ? wall - res->time_s : wall;
+    res->check_wait_s = st ? -1 : num(r.json, "check_lock_wait_s");
+    res->time_wait_s = res->time_s >= 0 ? num(r.json, "time_lock_wait_s") : -1;
     tdx_hx_reply_free(&r);
     return TDX_OK;
 }

@@ -260,6 +260,7 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
     tdx_loop_hash(c->source, c->len, hash);
     const char *verdict = "rejected";
     double check_s = -1, time_s = -1; /* seconds of its check and its timing; -1 not run */
+    double check_wait_s = -1, time_wait_s = -1; /* of those, waiting for the GPU lock; -1 unknown */
     tdx_loop_check chk = {0};
     memset(t, 0, sizeof *t);
     t->fraction = -1;
@@ -280,11 +281,14 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
             /* both steps in one go, where the executor can */
             progress(r, round, ci, 0, "check+time");
             tdx_loop_trial tr;
+            memset(&tr, 0, sizeof tr);
+            tr.check_wait_s = tr.time_wait_s = -1;
             tdx_status st = r->o->exec.trial(r->o->exec.ud, r->o->task_path, r->best_path, path, &tr);
             if (st)
                 tr.check_st = st;
             chk = tr.check;
             check_s = tr.check_s;
+            check_wait_s = tr.check_wait_s;
             if (tr.check_st || !chk.ok)
                 snprintf(why, sizeof why, "check failed: %.480s",
                          chk.reason[0] ? chk.reason : tdx_status_str(tr.check_st));
@@ -292,6 +296,7 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
                 *t = tr.timing;
                 tst = tr.time_st;
                 time_s = tr.time_s;
+                time_wait_s = tr.time_wait_s;
                 timed = 1;
             }
         } else if (!why[0]) {
@@ -340,6 +345,14 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
         json_object_set_new(e, "check_s", json_real(check_s));
     if (e && time_s >= 0)
         json_object_set_new(e, "time_s", json_real(time_s));
+    if (e && (check_wait_s >= 0 || time_wait_s >= 0)) {
+        json_t *w = json_object();
+        if (w && check_wait_s >= 0)
+            json_object_set_new(w, "check", json_real(check_wait_s));
+        if (w && time_wait_s >= 0)
+            json_object_set_new(w, "time", json_real(time_wait_s));
+        json_object_set_new(e, "lock_wait_s", w);
+    }
     if (e && chk.sandbox_known)
         json_object_set_new(e, "sandbox", sandbox_json(&chk));
     if (e && t->base_median_s > 0)

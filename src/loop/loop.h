@@ -92,6 +92,8 @@ typedef struct tdx_loop_trial {
     tdx_status check_st, time_st; /* what check and time would have returned */
     int timed;                    /* the timing ran (the check passed) */
     double check_s, time_s;       /* seconds of each step; time_s < 0 when it did not run */
+    double check_wait_s, time_wait_s; /* of those, seconds spent waiting for the GPU lock
+                                       * (shared by parallel tasks); < 0 unknown */
 } tdx_loop_trial;
 
 typedef struct tdx_loop_exec {

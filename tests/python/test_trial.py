@@ -111,6 +111,9 @@ def test_waiting_for_the_gpu_lock_does_not_count_against_the_timing_limit(monkey
         out = trial.run(_args(time_timeout=1.5))
         assert out["time"]["ok"] is True, out["time"]
         assert out["time_s"] > 3  # it did wait for the holder (the check came first)
+        # and the reply says how much of it was waiting for the lock
+        assert out["time_lock_wait_s"] > 3 and out["time_lock_wait_s"] <= out["time_s"]
+        assert out["check_lock_wait_s"] >= 0
     finally:
         holder.wait(timeout=30)
         gpulock.forget()

@@ -29,7 +29,8 @@ static const char *fake =
     "case \"$cand\" in\n"
     "*wrong.py) echo \"{\\\"ok\\\": false, $H, \\\"error\\\": \\\"shape [8] seed 0: relative error 1.0 > 1e-05\\\", "
     "\\\"time\\\": null}\" ;;\n"
-    "*fast.py) echo \"{\\\"ok\\\": true, $H, \\\"check_s\\\": 2.5, \\\"time_s\\\": 1.25, \\\"time\\\": {\\\"ok\\\": true, $T, "
+    "*fast.py) echo \"{\\\"ok\\\": true, $H, \\\"check_s\\\": 2.5, \\\"time_s\\\": 1.25, "
+    "\\\"check_lock_wait_s\\\": 0.5, \\\"time_lock_wait_s\\\": 0.75, \\\"time\\\": {\\\"ok\\\": true, $T, "
     "\\\"bytes\\\": 1e6, \\\"flops\\\": 0, \\\"dtype\\\": \\\"float32\\\", \\\"variants\\\": {\\\"baseline\\\": "
     "{\\\"median_ms\\\": 2.0, \\\"iqr_ms\\\": 0.01}, \\\"candidate\\\": {\\\"median_ms\\\": 1.0, \\\"iqr_ms\\\": 0.01}}}}\" ;;\n"
     "*alone.py) echo \"{\\\"ok\\\": true, $H, \\\"check_s\\\": 2.5, \\\"time_s\\\": 1.0, \\\"time\\\": {\\\"ok\\\": true, $T, "
@@ -121,6 +122,7 @@ static void a_passing_candidate_is_timed_against_the_baseline(void **state)
     assert_true(tr.timing.bytes == 1e6);
     assert_string_equal(tr.timing.dtype, "float32");
     assert_true(tr.time_s == 1.25); /* the harness's own measure of the timing */
+    assert_true(tr.check_wait_s == 0.5 && tr.time_wait_s == 0.75); /* of which lock waits */
     assert_true(hx.gpu_runs == 2);
     /* the call: the candidate, the baseline, the bench shape and both limits */
     char *log;
@@ -143,6 +145,7 @@ static void alone_it_is_the_baseline(void **state)
     assert_int_equal(tr.time_st, TDX_OK);
     assert_true(tr.timing.base_median_s > 2.99e-3 && tr.timing.base_median_s < 3.01e-3);
     assert_true(tr.timing.cand_median_s == 0);
+    assert_true(tr.check_wait_s < 0 && tr.time_wait_s < 0); /* an older reply without the waits */
 }
 
 static void a_timing_failure_keeps_the_verdict_and_says_why(void **state)

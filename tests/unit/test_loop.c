@@ -349,11 +349,14 @@ static tdx_status fx_trial(void *ud, const char *task_path, const char *base, co
     trials++;
     res->check_s = 0.25;
     res->time_s = -1;
+    res->check_wait_s = 0.125;
+    res->time_wait_s = -1;
     res->check_st = fx_check(ud, task_path, cand, &res->check);
     if (res->check_st || !res->check.ok)
         return TDX_OK;
     res->timed = 1;
     res->time_s = 0.5;
+    res->time_wait_s = 0.375;
     if (trial_fail_timing && base && --trial_fail_timing == 0) {
         snprintf(res->timing.reason, sizeof res->timing.reason, "harness reported error: timing timed out");
         res->time_st = TDX_ERR_CHILD;
@@ -408,7 +411,13 @@ static void a_trial_executor_does_both_steps_in_one_call(void **state)
         if (type && strcmp(type, "candidate") == 0 && json_object_get(e, "time_s")) {
             timed++;
             assert_true(json_real_value(json_object_get(e, "time_s")) == 0.5);
+            /* and how much of each step was a wait for the GPU lock */
+            json_t *w = json_object_get(e, "lock_wait_s");
+            assert_true(json_real_value(json_object_get(w, "check")) == 0.125);
+            assert_true(json_real_value(json_object_get(w, "time")) == 0.375);
         }
+        if (type && strcmp(type, "candidate") == 0 && json_object_get(e, "check_s") && !json_object_get(e, "time_s"))
+            assert_null(json_object_get(json_object_get(e, "lock_wait_s"), "time"));
     }
     assert_int_equal(baseline, 1);
     assert_true(timed >= 2);
