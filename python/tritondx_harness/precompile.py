@@ -147,16 +147,21 @@ def _child(task_path, files, shapes, dtype, res_w):
             specs = _specs(task, cands, shapes, dtype, target)
             done, failed, first = _compile_all(specs, target)
         os.write(res_w, json.dumps({"kernels": done, "failed": failed, "first_failure": first}).encode("ascii"))
-    except BaseException:  # noqa: BLE001 - whatever happens, the child ends here
+    except BaseException as e:  # noqa: BLE001 - whatever happens, the child ends here
         code = 3
+        try:
+            from .protocol import describe_exception
+            os.write(res_w, json.dumps({"error": describe_exception(e)[:300]}).encode("ascii"))
+        except BaseException:  # noqa: BLE001
+            pass
     os._exit(code)
 
 
 def warm(task_path, files, shapes=None, dtype=None, limit_s=LIMIT_S):
     """Compile what each of `files` (task files; the task itself may be one)
     would compile on each of `shapes` (None: the task's bench shape), in a
-    forked child, before the caller
-    takes the GPU lock. The caller must not have started CUDA. Returns
+    forked child, before the caller takes the GPU lock. The caller must not
+    have started CUDA. Returns
     {"kernels": compiled, "failed": n, "seconds": s, "error": None or why},
     with "first_failure" (the first compile error) when one failed."""
     from .isolate import _become_subreaper, _children, _kill_strays
@@ -174,36 +179,39 @@ def warm(task_path, files, shapes=None, dtype=None, limit_s=LIMIT_S):
     os.close(res_w)
     data = b""
     deadline = t0 + limit_s
-    status = None
+    reading = [res_r]  # until the pipe's end: a child that closes it early is still waited for
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             out["error"] = f"killed after {limit_s:g} s"
             os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
             break
-        ready, _, _ = select.select([res_r], [], [], min(left, 0.05))
+        ready, _, _ = select.select(reading, [], [], min(left, 0.05))
+        if not reading:
+            time.sleep(min(left, 0.05))
         if ready:
             chunk = os.read(res_r, REPLY_CAP)
-            if not chunk:
-                break
-            data = (data + chunk)[:REPLY_CAP]
-        done, st = os.waitpid(pid, os.WNOHANG)
+            if chunk:
+                data = (data + chunk)[:REPLY_CAP]
+            else:
+                reading = []
+        done, _ = os.waitpid(pid, os.WNOHANG)
         if done:
-            status = st
-            rest = os.read(res_r, REPLY_CAP) if select.select([res_r], [], [], 0)[0] else b""
-            data = (data + rest)[:REPLY_CAP]
+            if reading and select.select([res_r], [], [], 0)[0]:
+                data = (data + os.read(res_r, REPLY_CAP))[:REPLY_CAP]
             break
     os.close(res_r)
-    if status is None:
-        _, status = os.waitpid(pid, 0)
     _kill_strays(known | {pid})
     try:
         got = json.loads(data.decode("ascii"))
+        if got.get("error") and out["error"] is None:
+            out["error"] = "the compiling child failed: " + str(got["error"])
         out["kernels"] = int(got["kernels"])
         out["failed"] = int(got["failed"])
         if got.get("first_failure"):
             out["first_failure"] = str(got["first_failure"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         if out["error"] is None:
             out["error"] = "the compiling child ended without a reply"
     out["seconds"] = round(time.monotonic() - t0, 3)

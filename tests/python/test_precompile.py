@@ -117,6 +117,22 @@ def test_a_candidate_that_hangs_is_cut_at_the_limit(cache, tmp_path):
     assert got["seconds"] < 30
 
 
+def test_a_candidate_that_closes_the_reply_pipe_and_hangs_is_still_cut(cache, tmp_path):
+    body = ("    import os\n"
+            "    os.closerange(3, 1024)\n"
+            "    while True:\n"
+            "        pass")
+    cand = _write(tmp_path, "closer.py", body)
+    got = warm(COL_MAX, [cand], SHAPES[:1], limit_s=3)
+    assert got["error"] == "killed after 3 s" and got["kernels"] == 0
+    assert got["seconds"] < 30
+
+
+def test_a_child_that_fails_says_why(cache, tmp_path):
+    got = warm(str(tmp_path / "missing.py"), [COL_MAX], SHAPES[:1])
+    assert got["error"].startswith("the compiling child failed: ") and "missing.py" in got["error"], got
+
+
 def test_a_candidate_that_does_not_import_compiles_nothing(cache, tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def launch(x:\n")
