@@ -595,7 +595,9 @@ def run_candidate(task, candidate, plan, device, dtype=None, reuse=None, role="t
     asking = [ask_r] if turns else []
     lock_error = None
     timed_out = False
-    while fds:
+    # until the child has ended, even when it closed its pipes early (a
+    # candidate that closes them and loops is still cut at the limit)
+    while fds or status is None:
         if deadline is not None and status is None and not timed_out and time.monotonic() > deadline:
             timed_out = True
             os.kill(pid, signal.SIGKILL)

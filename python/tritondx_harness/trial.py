@@ -133,17 +133,21 @@ def _wait_reply(pid, res_r, timeout_s, waits=None):
     allowance = LOCK_TAKES * gpulock.wait_limit_s() if gpulock.enabled() else 0.0
     waiting_since = None  # the child waits for the lock: its limit stands still
     status, drain_until = None, None
+    reading = [res_r]  # until the pipe's end; then the child's end is still waited for, within the limit
     while True:
         now = time.monotonic()
         paused = min(now - waiting_since, allowance) if waiting_since is not None else 0.0
         if now > deadline + paused:
             timed_out = True
             break
-        ready, _, _ = select.select([res_r], [], [], 0.05)
+        ready, _, _ = select.select(reading, [], [], 0.05)
         if ready:
             chunk = os.read(res_r, 1 << 16)
             if not chunk:
-                break
+                reading = []
+                if status is not None:
+                    break
+                continue
             data += chunk
             for event in _take_wait_notes(data):
                 now = time.monotonic()
@@ -162,6 +166,8 @@ def _wait_reply(pid, res_r, timeout_s, waits=None):
             done, st = os.waitpid(pid, os.WNOHANG)
             if done:
                 status, drain_until = st, time.monotonic() + 0.5
+                if not reading:
+                    break
         elif time.monotonic() > drain_until:
             break  # a process it left behind holds the pipe open; killed by the caller
     if status is None:

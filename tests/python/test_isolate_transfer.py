@@ -143,3 +143,21 @@ def test_a_child_forked_after_the_judge_used_cpu_threads_does_not_hang():
     got = isolate.run_candidate(t, task("cand_add_good.py"), [((1 << 21,), 0)], "cpu", timeout_s=60)
     assert got["failure"] is None, got["failure"]
     assert len(got["cases"]) == 1
+
+
+def test_a_candidate_that_closes_its_pipes_and_hangs_is_still_cut(tmp_path):
+    """Its pipes' end is not its end: the judge waits for the child within
+    the limit, and kills it there."""
+    import time
+    from conftest import task
+    from tritondx_harness.taskload import load_task
+    with open(task("add.py"), encoding="utf-8") as f:
+        text = f.read()
+    cand = tmp_path / "closer.py"
+    cand.write_text(text + "\n\ndef launch(x, y):\n    import os\n    os.closerange(0, 1024)\n"
+                    "    while True:\n        pass\n")
+    t = load_task(task("add.py"))
+    t0 = time.monotonic()
+    got = isolate.run_candidate(t, str(cand), [((64,), 0)], "cpu", timeout_s=3)
+    assert time.monotonic() - t0 < 30
+    assert got["failure"][0] == "timeout", got["failure"]

@@ -210,3 +210,17 @@ def test_the_timer_compiles_the_baseline_while_the_check_runs(monkeypatch, tmp_p
     assert t["error_kind"] == protocol.NO_GPU  # the timing itself needs the GPU
     assert t["precompile"]["kernels"] == 1 and t["precompile"]["error"] is None, t["precompile"]
     assert len(os.listdir(tmp_path / "cache")) >= 1
+
+
+def test_a_timer_that_closes_its_pipe_and_hangs_is_still_cut(monkeypatch):
+    """The pipe's end is not the child's end: the limit still holds."""
+    def closer(targs, warm=True):
+        os.closerange(3, 1024)
+        while True:
+            pass
+    _fake_timing(monkeypatch, closer)
+    t0 = time.monotonic()
+    out = trial.run(_args(time_timeout=1.0))
+    assert time.monotonic() - t0 < 30
+    assert out["ok"] is True
+    assert out["time"]["ok"] is False and out["time"]["reason"] == "timeout", out["time"]
