@@ -33,7 +33,7 @@ static void usage(FILE *f)
           "  --out DIR            results folder (default runs/bench-YYYYMMDD-HHMMSS)\n"
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
-          "  --no-stack           do not stack a round's two winning families (optimize --no-stack)\n"
+          "  --no-stack           no stacked or follow-up candidates (optimize --no-stack)\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile); with\n"
           "                       them, the faster is passed to each task's loop as --reach\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"

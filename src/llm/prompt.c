@@ -37,6 +37,8 @@ static const struct {
     {"vectorize-loop", "replace the scalar loop over elements (or rows) with block-wide tl.arange operations"},
     {"block-outputs", "give each program R outputs along the grid axis whose programs reload the same tiles "
                       "(R output channels of a convolution), loading the shared tile once for all R"},
+    {"dot-accumulate", "take the reduction index of a loop that adds one outer product (an [R, 1] column times a "
+                       "row) per value 16 values at a time, as tl.dot(column, row, input_precision=\"ieee\")"},
     {"operand-layout", "pass the fp32 tl.dot operand K-major (a copy at launch whose K axis is contiguous): the "
                        "tf32 wgmma reads 32-bit operands from shared memory only K-major"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},

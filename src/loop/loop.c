@@ -423,7 +423,7 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
  * matters once the tile is large enough for wgmma). ratio_of[i] is
  * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
 static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
-                                const int *verdict_of, int *best_i, tdx_loop_timing *best_t)
+                                const int *verdict_of, int *best_i, tdx_loop_timing *best_t, size_t *last_ci)
 {
     const tdx_loop_cand *best = &cands->items[*best_i];
     int second = -1;
@@ -438,6 +438,7 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
     if (tdx_loop_builtin_stack(r->o->task_path, best, &cands->items[second], &stacked, r->diags) != TDX_OK)
         return TDX_OK;
     size_t ci = n + 1;
+    *last_ci = ci;
     char path[1200];
     snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
     progress(r, round, ci, ci, "stacked");
@@ -462,6 +463,46 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
     }
     free(stacked.source);
     return TDX_OK;
+}
+
+/* A rewrite the round's best opened up: a level-0 finding on the best's
+ * source that the round's diagnosis did not have (block-outputs turns a
+ * convolution's scalar weight into a column, and the loop over input
+ * channels becomes an outer-product accumulation, TDX024) gets its family's
+ * first candidate on the best, tried as the round's next candidate
+ * (journal index *last_ci + 1). It becomes the round's best when it beats it;
+ * *keep_ci is then its index. One per round, so that a round of one
+ * candidate reaches the rewrite the next round would start from. */
+static tdx_status follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
+                            tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
+{
+    tdx_loop_cand next;
+    char rule[16] = "";
+    if (tdx_loop_builtin_follow_up(r->o->task_path, &cands->items[*best_i], seen, &next, rule, sizeof rule,
+                                   r->diags) != TDX_OK)
+        return TDX_OK;
+    size_t ci = *last_ci + 1;
+    *last_ci = ci;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
+    progress(r, round, ci, ci, "follow-up");
+    char summary[sizeof next.summary];
+    snprintf(summary, sizeof summary, "%.230s (%.15s)", next.summary, rule);
+    memcpy(next.summary, summary, sizeof summary);
+    tdx_loop_timing t;
+    tdx_status st = TDX_OK;
+    int won = try_candidate(r, round, ci, &next, path, &t, &st);
+    if (!st && won == 1 && t.cand_median_s / t.base_median_s < best_t->cand_median_s / best_t->base_median_s) {
+        st = tdx_loop_cands_take(cands, &next);
+        if (!st) {
+            *best_i = (int)cands->len - 1;
+            *best_t = t;
+            *keep_ci = ci;
+        }
+        return st;
+    }
+    free(next.source);
+    return st;
 }
 
 static tdx_status rounds(run *r, int first_round)
@@ -515,8 +556,12 @@ static tdx_status rounds(run *r, int first_round)
                 best_t = t;
             }
         }
+        size_t last_ci = ncands, keep_ci = 0;
         if (!st && best_i >= 0 && !o->no_stack)
-            st = stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, won_of, &best_i, &best_t);
+            st = stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, won_of, &best_i, &best_t,
+                               &last_ci);
+        if (!st && best_i >= 0 && !o->no_stack)
+            st = follow_up(r, round, &cands, &ledger, &best_i, &best_t, &last_ci, &keep_ci);
         if (!st && best_i >= 0) {
             /* keep the fastest; its speed relative to the old best scales the running time */
             tdx_loop_cand *c = &cands.items[best_i];
@@ -533,7 +578,7 @@ static tdx_status rounds(run *r, int first_round)
             remember_timing(r, best_t.cand_median_s, best_t.cand_iqr_s, &best_t);
             if (!st)
                 st = jlog(r, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round",
-                                       round, "index", best_i + 1, "family", c->family, "median_s",
+                                       round, "index", keep_ci ? (int)keep_ci : best_i + 1, "family", c->family, "median_s",
                                        r->res->final_s, "speedup",
                                        r->res->initial_s / r->res->final_s, "fraction",
                                        best_t.fraction));

@@ -8,6 +8,7 @@
 
 #include "loop/propose.h"
 #include "rewrite/families.h"
+#include "triage/triage.h"
 
 typedef struct emit_ud {
     tdx_loop_cands *out;
@@ -140,5 +141,55 @@ tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *be
      * the loop) while the winner's applies to the runner-up's */
     if (st == TDX_ERR_NOTFOUND && strchr(best->family, '+') == NULL)
         st = stack_on(task_path, second, best, "runner-up", out, diags);
+    return st;
+}
+
+/* Non-zero when family name is one of the '+'-joined parts of stack. */
+static int in_stack(const char *stack, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *p = stack; p && *p;) {
+        const char *q = strchr(p, '+');
+        size_t l = q ? (size_t)(q - p) : strlen(p);
+        if (l == nl && strncmp(p, name, nl) == 0)
+            return 1;
+        p = q ? q + 1 : NULL;
+    }
+    return 0;
+}
+
+tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand *best, const tdx_ledger *seen,
+                                      tdx_loop_cand *out, char *rule, size_t rule_cap, tdx_diags *diags)
+{
+    memset(out, 0, sizeof *out);
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_diags quiet;
+    tdx_diags_init(&quiet);
+    tdx_status st = tdx_tri_source(task_path, best->source, best->len, &l, &quiet);
+    tdx_diags_free(&quiet);
+    if (st) {
+        tdx_ledger_free(&l);
+        return st == TDX_ERR_NOMEM ? st : TDX_ERR_NOTFOUND;
+    }
+    st = TDX_ERR_NOTFOUND;
+    for (size_t i = 0; i < tdx_ledger_count(&l) && st == TDX_ERR_NOTFOUND; i++) {
+        const tdx_finding *f = tdx_ledger_at(&l, i);
+        if (!f->family || !f->family[0] || in_stack(best->family, f->family))
+            continue;
+        int old = 0;
+        for (size_t j = 0; j < tdx_ledger_count(seen) && !old; j++)
+            old = strcmp(tdx_ledger_at(seen, j)->rule->id, f->rule->id) == 0;
+        if (old)
+            continue;
+        tdx_loop_cand top;
+        memset(&top, 0, sizeof top);
+        snprintf(top.family, sizeof top.family, "%s", f->family);
+        snprintf(top.origin, sizeof top.origin, "builtin");
+        st = stack_on(task_path, best, &top, "best, a new finding", out, diags);
+        if (!st && rule && rule_cap)
+            snprintf(rule, rule_cap, "%s", f->rule->id);
+    }
+    tdx_ledger_free(&l);
     return st;
 }

@@ -142,6 +142,7 @@ typedef struct tdx_km_access {
     const tdx_src_node *ptr;     /* the address expression */
     const tdx_src_node *mask, *other; /* or NULL */
     tdx_km_val addr;             /* the folded address: base + per-axis offsets */
+    tdx_km_val maskv;            /* the folded mask (rank 0 when there is none) */
     tdx_km_val value;            /* stored value (stores, atomics) */
     tdx_km_loop *loop;           /* innermost enclosing loop, or NULL */
     const tdx_src_node *helper;  /* the helper FUNCDEF it was found in, or NULL */
@@ -387,5 +388,34 @@ typedef struct tdx_km_peel {
  * a name bound once, in the loop's body, to such a conjunction. Fills
  * out[0, max) and returns how many there are. */
 size_t tdx_km_peelable(const tdx_src_module *m, const tdx_src_node *def, tdx_km_peel *out, size_t max);
+
+/* ---- outer products accumulated over a reduction loop (model_dotacc.c) ---- */
+/* `ACC += X * Y` in a loop over a reduction index V, X an [R, 1] column and
+ * Y a 1-D tile of BLOCK elements, each loaded with V in its address: the
+ * loop's V iterations are the K axis of a matrix product, ACC (R x BLOCK)
+ * += W[R, V] @ Z[V, BLOCK], computed one rank-1 update at a time. */
+typedef struct tdx_km_dotacc {
+    const tdx_src_node *loop;       /* for V in range(B) / range(0, B) */
+    const char *var;                /* V */
+    const tdx_src_node *bound;      /* B */
+    const tdx_src_node *stmt;       /* the update ACC += X * Y (or ACC = ACC + X * Y) */
+    const tdx_src_node *prod;       /* X * Y */
+    const char *acc;                /* ACC: tl.zeros((R, BLOCK), dtype=tl.float32) before the loop */
+    const tdx_km_access *col, *row; /* the loads of the column and of the row */
+    long long rows, cols;           /* R and BLOCK at the kernel's first launch */
+} tdx_km_dotacc;
+
+/* The loops of kernel k so, outermost first, at most one per update: the
+ * task's inputs are fp32 (tdx_km_input_bytes), k has no tl.dot and calls no
+ * helper; V is read only in the two loads' addresses (each at least once)
+ * and bound nowhere else in k; B reads nothing the loop binds and is no
+ * literal under 16; X and Y are names bound once in k, each to a bare
+ * tl.load in the update's block, before it, and read only there; the
+ * column's address is [R, 1], its mask none, a scalar or [R, 1], the row's
+ * address 1-D, its mask none or at most 1-D, `other` absent or zero on
+ * both; ACC is read nowhere else in the loop, and its two sizes are the
+ * column's and the row's tile sizes (the same text), powers of two of at
+ * least 16. Fills out[0, max) and returns how many there are. */
+size_t tdx_km_dot_accumulable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_dotacc *out, size_t max);
 
 #endif

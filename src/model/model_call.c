@@ -110,7 +110,7 @@ static tdx_km_val access(tdx_km_ctx *c, const tdx_src_node *call, tdx_km_access_
         a->mask = tdx_km_arg_or_kw(call, 2, "mask");
     }
     if (a->mask)
-        (void)tdx_km_eval_expr(c, a->mask);
+        a->maskv = tdx_km_eval_expr(c, a->mask);
     if (a->other)
         (void)tdx_km_eval_expr(c, a->other);
     c->k->pid_addr |= a->addr.pids;

@@ -162,4 +162,9 @@ tdx_status fam_peel_masks(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * that its K axis is the contiguous one (the tf32 wgmma reads it so). */
 tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
+/* ---- dot-accumulate (fam_dotacc.c) ---- */
+/* Outer products of a column and a row added once per value of a reduction
+ * index (tdx_km_dot_accumulable) taken 16 values at a time through tl.dot. */
+tdx_status fam_dot_accumulate(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 #endif

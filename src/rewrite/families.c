@@ -584,6 +584,7 @@ static const tdx_rw_family families[] = {
     {"fuse-launches", "consecutive launches on one 1-D grid, the second reading element-wise a tensor only the first writes", fam_fuse_launches},
     {"block-outputs", "a tl.program_id(1 or 2) that picks scalar loads and the output, beside loop tiles that do not depend on it", fam_block_outputs},
     {"operand-layout", "an fp32 tl.dot operand read through X.stride(i) for K and X.stride(j), j > i, of a tensor passed by name", fam_operand_layout},
+    {"dot-accumulate", "a loop over a reduction index adding the outer product of an [R, 1] column and a 1-D row, both loaded with the index, into an fp32 R x BLOCK accumulator", fam_dot_accumulate},
     {"autotune", "a kernel launch with block-size constexprs whose grid reads them only as literals or names", fam_autotune},
 };
 

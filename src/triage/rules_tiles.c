@@ -425,3 +425,30 @@ void tdx_tri_atomic_rule(tdx_tri *t, const tdx_km_kernel *k)
                                "an L1 invalidate; relaxed, it is a fire-and-forget reduction (REDG)");
     tdx_finding_fact(t->ledger, f, "atomics", "%zu", n);
 }
+
+/* TDX024: a loop over a reduction index that adds one outer product of a
+ * column and a row per value (tdx_km_dot_accumulable, the loops the
+ * dot-accumulate family rewrites). */
+void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_dotacc d[4];
+    size_t n = tdx_km_dot_accumulable(t->file, k, d, 4);
+    for (size_t i = 0; i < n; i++) {
+        size_t bl;
+        const char *bt = tdx_src_text(t->file->mod, d[i].bound, &bl);
+        tdx_finding *f = tdx_tri_add(t, "TDX024", d[i].stmt, 0, 0, k->name, 0.6,
+                                     "each value of '%s' (the loop to %.*s) adds the outer product of a %lld-row "
+                                     "column and a %lld-element row into '%s', one rank-1 update at a time",
+                                     d[i].var, (int)(bl > 60 ? 60 : bl), bt, d[i].rows, d[i].cols, d[i].acc);
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "the loop is a %lld x %lld matrix product over '%s' computed without tl.dot: "
+                                   "every update waits on its two loads; tl.dot of 16 values at a time blocks "
+                                   "both operands in registers",
+                                   d[i].rows, d[i].cols, d[i].var);
+        tdx_finding_fact(t->ledger, f, "index", "%s", d[i].var);
+        tdx_finding_fact(t->ledger, f, "rows", "%lld", d[i].rows);
+        tdx_finding_fact(t->ledger, f, "columns", "%lld", d[i].cols);
+    }
+}

@@ -70,6 +70,8 @@ CASES = [
     ("fuse-launches", "bias_then_gelu.py"),
     ("block-outputs", ROOT / "bench" / "tasks" / "conv1d.py"),
     ("block-outputs", ROOT / "bench" / "tasks" / "conv2d.py"),
+    ("dot-accumulate", "matmul_outer.py"),
+    ("dot-accumulate", "gram_outer.py"),                     # positional mask / other, `acc = acc + row * col`
     ("operand-layout", "matmul_fp32_ptrs.py"),
     ("operand-layout", ROOT / "bench" / "tasks" / "matmul_fp32_square.py"),
     ("autotune", "scale.py"),
@@ -194,3 +196,47 @@ def test_retune_grows_the_warps_with_the_block_when_the_launch_sets_them(tmp_pat
                         str(ROOT / "bench" / "tasks" / "relu.py")], capture_output=True, text=True, timeout=60)
     assert [line.split("\t")[1].split(": ")[1] for line in r.stdout.splitlines()[:3]] == [
         "BLOCK 256 -> 1024", "BLOCK 256 -> 4096, num_warps 8", "BLOCK 256 -> 512"], r.stdout
+
+
+@pytest.mark.parametrize("task", ["conv1d.py", "conv2d.py"])
+def test_dot_accumulate_takes_block_outputs_input_channels_through_tl_dot(task, tmp_path):
+    """block-outputs leaves conv1d / conv2d adding the outer product of an
+    [R, 1] weight column and an input row per input channel; dot-accumulate
+    takes the channels 16 at a time through an fp32 tl.dot (the loop over
+    the taps stays), and the result still passes the task's check. The
+    task's own kernel (a scalar weight) is no outer product: nothing."""
+    src = ROOT / "bench" / "tasks" / task
+    assert rewrite("dot-accumulate", src, tmp_path / "none") == []
+    blocked = rewrite("block-outputs", src, tmp_path / "a")[0]
+    cands = rewrite("dot-accumulate", blocked, tmp_path / "b")
+    assert len(cands) == 1, cands
+    text = Path(cands[0]).read_text()
+    assert "for _tdx_c0 in range(0, C_in, _TDX_BK):" in text
+    assert "ci = _tdx_c0 + tl.arange(0, _TDX_BK)" in text
+    assert 'acc += tl.dot(w, x, input_precision="ieee")' in text
+    assert "_TDX_BK=16" in text and "num_warps=4" in text
+    res = check_task(str(src), device="cpu", seeds=(0, 1), candidate=cands[0])
+    assert res["ok"], res.get("error")
+
+
+@pytest.mark.parametrize("edit", [
+    ("dtype=torch.float32, device", "dtype=torch.float16, device"),   # 16-bit inputs
+    ("mask=rn < N, other=0.0)", "mask=rn < N, other=1.0)"),           # masked lanes are not zero
+    ("acc += a * b", "acc += a * b * k"),                              # k read outside the loads
+    ("for k in range(0, K):", "for k in range(0, 8):"),                # fewer than 16 values
+    ("BLOCK_M=32, BLOCK_N=64", "BLOCK_M=32, BLOCK_N=8"),               # a row under 16
+    ("acc += a * b", "acc += a * b\n        acc = acc * 1.0"),        # the accumulator read again
+    ("rn * sbn, mask=rn < N", "rn * sbn + rm[:, None] * 0, mask=rn < N"),  # the row is 2-D
+])
+def test_dot_accumulate_leaves_other_loops_alone(edit, tmp_path):
+    """What dot-accumulate must not take: each edit of matmul_outer.py breaks
+    one condition, and the family yields nothing (and TDX024 says nothing)."""
+    text = (DATA / "matmul_outer.py").read_text()
+    assert edit[0] in text
+    bad = tmp_path / "task.py"
+    bad.write_text(text.replace(edit[0], edit[1]))
+    assert rewrite("dot-accumulate", bad, tmp_path / "out") == []
+    r = subprocess.run([CLI, "triage", str(bad)], capture_output=True, text=True, timeout=60)
+    assert "TDX024" not in r.stdout, r.stdout
+    r = subprocess.run([CLI, "triage", str(DATA / "matmul_outer.py")], capture_output=True, text=True, timeout=60)
+    assert "TDX024" in r.stdout, r.stdout

@@ -191,3 +191,41 @@ def test_a_family_that_came_out_even_is_stacked_on_the_winner(tmp_path):
     assert [(c["family"], c["verdict"]) for c in cands] == [
         ("single-pass-reduction", "faster"), ("exp2", "slower"), ("single-pass-reduction+exp2", "faster")], cands
     assert kept and kept[-1]["family"] == "single-pass-reduction+exp2" and kept[-1]["index"] == 3
+
+
+def test_a_finding_the_winner_opened_up_is_followed_in_the_same_round(tmp_path):
+    """conv1d's round 1 keeps block-outputs (its pid becomes a column of 32
+    output channels); triage of that candidate finds TDX024, which the
+    round's diagnosis of the task did not have: the loop over input channels
+    is now an outer-product accumulation. dot-accumulate on the winner is
+    tried as the round's next candidate (family block-outputs+dot-accumulate,
+    the summary naming the rule) and kept when faster. --no-stack leaves it
+    for the next round."""
+    timer = tmp_path / "conv_timer.py"
+    timer.write_text(STACK_TIMER.replace(
+        't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
+        '    return t * (0.9 if "tl.exp2" in src else 1.0)',
+        't = 1e-3 * (0.5 if "_TDX_R" in src else 1.0)\n'
+        '    return t * (0.5 if "tl.dot(" in src else 1.0)'))
+    assert "tl.dot(" in timer.read_text()
+    timer.chmod(0o755)
+    for flag in ([], ["--no-stack"]):
+        d = tmp_path / ("plain" if flag else "follow")
+        d.mkdir()
+        task = d / "conv1d.py"
+        shutil.copy(ROOT / "bench" / "tasks" / "conv1d.py", task)
+        cands, kept = one_round(task, timer, *flag)
+        fams = [c["family"] for c in cands]
+        assert fams[0] == "block-outputs" and cands[0]["verdict"] == "faster", cands
+        if flag:
+            assert not any("dot-accumulate" in f for f in fams), fams
+            assert kept and kept[-1]["family"] == "block-outputs"
+            continue
+        last = cands[-1]
+        assert last["family"] == "block-outputs+dot-accumulate" and last["verdict"] == "faster", cands
+        assert last["summary"].startswith("on the round's best, a new finding (block-outputs)")
+        assert last["summary"].endswith("(TDX024)"), last["summary"]
+        assert kept and kept[-1]["family"] == "block-outputs+dot-accumulate" and kept[-1]["index"] == last["index"]
+        assert last["index"] == len(cands)
+        opt = (d / "conv1d.opt.py").read_text()
+        assert 'tl.dot(w, x, input_precision="ieee")' in opt and "_TDX_R=" in opt
