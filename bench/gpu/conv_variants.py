@@ -1,17 +1,22 @@
-"""On the GPU machine: where conv1d's and conv2d's kept kernels (block-outputs,
-bench/variants/*_block_outputs.py, as the tenth session's suite kept them) lose
-time, by hand-made variants of one knob each: the tap loop's bound a
-tl.constexpr (conv1d), the warps, the outputs a program owns (_TDX_R), the
-block; and the implicit-GEMM kernels of bench/variants/conv_igemm.py at
-several tiles (IGEMM_ONLY=1: those alone). Each variant is checked against the task's reference on the bench
-shape (max |error| relative to max |reference|) and timed with
-triton.testing.do_bench (median of its repetitions, L2 flushed by it).
+"""On the GPU machine: where conv1d's and conv2d's rewritten kernels lose time,
+by variants of one knob each. The kernels are made here by the binary
+($TDX, default build/tritondx): block-outputs' first candidate on the task
+(what the suite keeps in round 1) and dot-accumulate's on that (the
+follow-up). Variants: for block-outputs the tap loop's bound a tl.constexpr
+(conv1d), the warps, the outputs a program owns (_TDX_R), the block; for
+dot-accumulate the chunk (_TDX_BK), warps, stages, R and the block; and the
+implicit-GEMM kernels of bench/variants/conv_igemm.py at several tiles.
+ONLY=igemm|block|dot runs one group. Each variant is checked against the
+task's reference on the bench shape (max |error| relative to max
+|reference|) and timed with triton.testing.do_bench (median of its
+repetitions, L2 flushed by it).
 
-    python3 bench/gpu/conv_variants.py
+    TDX=build/tritondx python3 bench/gpu/conv_variants.py
 """
 import importlib.util
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -20,6 +25,17 @@ import triton
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VAR = os.path.join(ROOT, "bench", "variants")
+TDX = os.environ.get("TDX", os.path.join(ROOT, "build", "tritondx"))
+
+
+def rewrite(family, path):
+    """The text of the first candidate of a built-in family on a task file."""
+    d = tempfile.mkdtemp()
+    r = subprocess.run([TDX, "rewrite", "--family", family, "--out-dir", d, path],
+                       capture_output=True, text=True, check=True)
+    first = r.stdout.splitlines()[0].split("\t")[0]
+    with open(first) as f:
+        return f.read()
 
 
 def load(text, name):
@@ -53,7 +69,7 @@ def grid_div(text, old, new):
 
 
 def variants(name, text):
-    yield "as kept (R 32, BLOCK 128, 1 warp)", text
+    yield "block-outputs (R 32, BLOCK 128, 1 warp)", text
     if name == "conv1d":
         k = sub(text, "L_out, K, BLOCK: tl.constexpr", "L_out, K: tl.constexpr, BLOCK: tl.constexpr")
         yield "K: tl.constexpr", k
@@ -67,6 +83,35 @@ def variants(name, text):
         if ", 128)" in text else text
     yield "BLOCK 64, R 64, 2 warps", grid_div(sub(launch_kw(text, BLOCK=64, _TDX_R=64, num_warps=2),
                                                   ", 128)", ", 64)"), 32, 64)
+
+
+def dot_variants(text):
+    """dot-accumulate's candidate (R 32, BLOCK 128, _TDX_BK 16, 4 warps) and one knob each."""
+    yield "dot-accumulate (R 32, BLOCK 128, BK 16, 4 warps)", text
+    yield "BK 32", launch_kw(text, _TDX_BK=32)
+    for w in (2, 8):
+        yield f"{w} warps", launch_kw(text, num_warps=w)
+    for ns in (1, 3):
+        yield f"num_stages={ns}", sub(text, "_TDX_BK=16)", f"_TDX_BK=16, num_stages={ns})")
+    yield "R 64", grid_div(launch_kw(text, _TDX_R=64), 32, 64)
+    yield "R 64, 8 warps", grid_div(launch_kw(text, _TDX_R=64, num_warps=8), 32, 64)
+    yield "R 16", grid_div(launch_kw(text, _TDX_R=16), 32, 16)
+    if ", 128)" in text:
+        yield "BLOCK 256", sub(launch_kw(text, BLOCK=256), ", 128)", ", 256)")
+        yield "BLOCK 256, 8 warps", sub(launch_kw(text, BLOCK=256, num_warps=8), ", 128)", ", 256)")
+        yield "BLOCK 64, R 64", grid_div(sub(launch_kw(text, BLOCK=64, _TDX_R=64), ", 128)", ", 64)"), 32, 64)
+
+
+def run_variants(name, group, ins, ref):
+    for i, (label, vt) in enumerate(group):
+        try:
+            m = load(vt, f"{name}_v{abs(hash(label))}")
+            out = m.launch(*ins)
+            err = ((out - ref).abs().max() / ref.abs().max()).item()
+            ms = triton.testing.do_bench(lambda: m.launch(*ins))
+            print(f"| {name} | {label} | {ms:.3f} | {err:.1e} |", flush=True)
+        except Exception as e:  # noqa: BLE001
+            print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | |", flush=True)
 
 
 # implicit GEMM tiles: (BCO, BP, BCI, num_warps, num_stages)
@@ -90,7 +135,7 @@ def igemm(name, ins, ref):
             print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | |", flush=True)
 
 
-IGEMM_ONLY = os.environ.get("IGEMM_ONLY") == "1"
+ONLY = os.environ.get("ONLY", "")
 
 
 def main():
@@ -99,26 +144,22 @@ def main():
     print("| task | variant | ms | max rel. error |")
     print("|---|---|---|---|")
     for name in ("conv1d", "conv2d"):
-        with open(os.path.join(VAR, f"{name}_block_outputs.py")) as f:
-            text = f.read()
+        task = os.path.join(ROOT, "bench", "tasks", f"{name}.py")
+        text = rewrite("block-outputs", task)
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(text)
+        dot = rewrite("dot-accumulate", f.name)
         base = load(text, name + "_base")
         ins = base.make_inputs(base.SHAPES["bench"], device="cuda", seed=0)
         ref = base.torch_impl(*ins)
         t_torch = triton.testing.do_bench(lambda: base.torch_impl(*ins))
         print(f"| {name} | torch (cuDNN, fp32) | {t_torch:.3f} | |", flush=True)
-        igemm(name, ins, ref)
-        if IGEMM_ONLY:
-            continue
-        for i, (label, vt) in enumerate(variants(name, text)):
-            try:
-                m = load(vt, f"{name}_v{i}")
-                out = m.launch(*ins)
-                err = ((out - ref).abs().max() / ref.abs().max()).item()
-                ms = triton.testing.do_bench(lambda: m.launch(*ins))
-                print(f"| {name} | {label} | {ms:.3f} | {err:.1e} |", flush=True)
-            except Exception as e:  # noqa: BLE001
-                print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | |", flush=True)
-
+        if ONLY in ("", "igemm"):
+            igemm(name, ins, ref)
+        if ONLY in ("", "dot"):
+            run_variants(name, dot_variants(dot), ins, ref)
+        if ONLY in ("", "block"):
+            run_variants(name, variants(name, text), ins, ref)
 
 if __name__ == "__main__":
     main()
