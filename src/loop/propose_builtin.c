@@ -4,6 +4,7 @@
  * second of every family, ... -- so that a round of a few candidates tries
  * the best guess of several families instead of the variants of one. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "loop/propose.h"
@@ -120,7 +121,17 @@ static tdx_status stack_on(const char *task_path, const tdx_loop_cand *base, con
     if (!st) {
         *out = got.items[0];
         got.items[0].source = NULL;
-        snprintf(out->family, sizeof out->family, "%.23s+%.23s", base->family, top->family);
+        /* "A+B" whole: a cut name would read as another family */
+        size_t bl = strlen(base->family), tl = strlen(top->family);
+        if (bl + 1 + tl >= sizeof out->family) {
+            free(out->source);
+            memset(out, 0, sizeof *out);
+            tdx_loop_cands_free(&got);
+            return TDX_ERR_NOTFOUND;
+        }
+        memcpy(out->family, base->family, bl);
+        out->family[bl] = '+';
+        memcpy(out->family + bl + 1, top->family, tl + 1);
         snprintf(out->summary, sizeof out->summary, "on the round's %s (%.40s): %.180s", which, base->family,
                  got.items[0].summary);
         for (int i = 0; i < base->ncites && out->ncites < 8; i++)

@@ -14,7 +14,10 @@
  * the lanes past the loop's end load zeros in both, so they add nothing.
  * input_precision="ieee" keeps fp32 products and sums (an FMA dot, not
  * tf32): the same terms in another order. _TDX_BK is 16 (tl.dot's least K)
- * and the launch runs 4 warps (the dot's operands blocked over them). */
+ * and the launch runs 4 warps (the dot's operands blocked over them) and
+ * num_stages=1: the loop's loads are not staged through shared memory,
+ * which an FMA dot reads from registers anyway (on the H200 conv1d 2.37 ->
+ * 2.09 ms, conv2d 2.78 -> 2.38; bench/RESULTS.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -116,14 +119,16 @@ static tdx_status dot_kernel(fam_task *t, const tdx_km_file *f, const tdx_km_ker
     for (size_t j = 0; j < k->launches.len; j++) {
         const tdx_km_launch *L = k->launches.items[j];
         fam_set_kwarg(t, &e, L->call, "_TDX_BK", "16");
-        if (!tuned)
+        if (!tuned) {
             fam_set_kwarg(t, &e, L->call, "num_warps", "4");
+            fam_set_kwarg(t, &e, L->call, "num_stages", "1");
+        }
     }
     char sum[256];
     snprintf(sum, sizeof sum,
              "%s: the loop over '%s' adds %s's outer products 16 values at a time through tl.dot "
              "(%lld x 16 by 16 x %lld, input_precision=\"ieee\")%s",
-             k->name, d[shown].var, d[shown].acc, d[shown].rows, d[shown].cols, tuned ? "" : ", num_warps=4");
+             k->name, d[shown].var, d[shown].acc, d[shown].rows, d[shown].cols, tuned ? "" : ", num_warps=4, num_stages=1");
     return fam_emit(t, &e, emit, ud, "dot-accumulate", sum);
 }
 

@@ -81,6 +81,41 @@ static const char *block_of_pid_axis(fam_task *t, tdx_src_node *def, long long a
     return found;
 }
 
+/* Non-zero when kernel def multiplies program_id(axis) (or the name bound
+ * to it) by an integer literal and never by the constexpr `name`: that axis
+ * is tiled by the literal (coalesce writes `tl.program_id(0) * 64`), so a
+ * grid entry dividing by the same number is not name's to change. */
+static int axis_tiled_by_literal(fam_task *t, tdx_src_node *def, long long axis, const char *name)
+{
+    if (!def || !name)
+        return 0;
+    tdx_src_node *ps = program_id_stmt(t, def, axis);
+    const char *pid = ps ? tdx_src_kid(ps, TDX_SRC_R_TARGET)->name : NULL;
+    tdx_ptrvec bins = {0};
+    int literal = 0;
+    fam_collect(t, def, TDX_SRC_BINOP, &bins);
+    for (size_t i = 0; i < bins.len; i++) {
+        tdx_src_node *b = bins.items[i];
+        if (b->op != TDX_OP_STAR)
+            continue;
+        tdx_src_node *l = tdx_src_kid(b, TDX_SRC_R_LEFT), *r = tdx_src_kid(b, TDX_SRC_R_RIGHT);
+        for (int side = 0; side < 2; side++) {
+            tdx_src_node *p = side ? r : l, *q = side ? l : r;
+            long long a = -1;
+            int is_pid = p && p->kind == TDX_SRC_NAME && pid && strcmp(p->name, pid) == 0;
+            if (!is_pid && p && p->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(p), "tl.program_id") &&
+                tdx_src_call_arg(p, 0) && tdx_src_int_value(t->m, tdx_src_call_arg(p, 0), &a) == TDX_OK)
+                is_pid = a == axis;
+            if (!is_pid || !q)
+                continue;
+            if (tdx_src_is_name(q, name))
+                return 0;
+            literal |= q->kind == TDX_SRC_NUMBER;
+        }
+    }
+    return literal;
+}
+
 /* Rewrite the grid's literals equal to old to nv so that the launch stays
  * consistent. With several block sizes (block != NULL) only `cdiv(X, old)`
  * in a grid entry that the kernel tiles by that block (its program_id axis
@@ -88,7 +123,7 @@ static const char *block_of_pid_axis(fam_task *t, tdx_src_node *def, long long a
  * X ends in the block's axis letter (BLOCK_M pairs with M). A lambda grid
  * reads meta[...] and needs nothing. */
 static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long long old,
-                          long long nv, const char *block)
+                          long long nv, const char *block, const char *name)
 {
     tdx_src_node *grid = fam_grid_of(t, launch);
     if (!grid || grid->kind == TDX_SRC_LAMBDA)
@@ -105,6 +140,16 @@ static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long 
         tdx_src_node *n = nums.items[i];
         if (tdx_src_int_value(t->m, n, &v) != TDX_OK || v != old)
             continue;
+        long long entry = -1; /* the grid tuple's entry holding it */
+        if (grid->kind == TDX_SRC_TUPLE) {
+            long long idx = 0;
+            for (tdx_src_node *el = tdx_src_kid(grid, TDX_SRC_R_ELT); el && entry < 0;
+                 el = tdx_src_next(grid, TDX_SRC_R_ELT, el), idx++)
+                if (n->start >= el->start && n->end <= el->end)
+                    entry = idx;
+        }
+        if (entry >= 0 && axis_tiled_by_literal(t, def, entry, name))
+            continue;
         if (block) {
             tdx_src_node *call = n->parent;
             if (!call || call->kind != TDX_SRC_CALL || tdx_src_call_nargs(call) != 2 ||
@@ -112,16 +157,7 @@ static void retarget_grid(fam_task *t, fam_edits *e, tdx_src_node *launch, long 
                 continue;
             tdx_src_node *x = tdx_src_call_arg(call, 0);
             /* the grid entry holding it, and the block the kernel tiles that axis by */
-            const char *tiled = NULL;
-            if (grid->kind == TDX_SRC_TUPLE) {
-                long long idx = 0;
-                for (tdx_src_node *el = tdx_src_kid(grid, TDX_SRC_R_ELT); el;
-                     el = tdx_src_next(grid, TDX_SRC_R_ELT, el), idx++)
-                    if (n->start >= el->start && n->end <= el->end) {
-                        tiled = block_of_pid_axis(t, def, idx);
-                        break;
-                    }
-            }
+            const char *tiled = entry >= 0 ? block_of_pid_axis(t, def, entry) : NULL;
             if (tiled ? strcmp(tiled, block) != 0 : (!x || axis_of_text(t, x) != axis))
                 continue;
         }
@@ -164,7 +200,7 @@ static void set_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const blo
     snprintf(buf, sizeof buf, "%lld", nv);
     fam_edit(t, e, b->lit->start, b->lit->end, buf);
     if (b->in_call)
-        retarget_grid(t, e, launch, b->v, nv, multi ? b->name : NULL);
+        retarget_grid(t, e, launch, b->v, nv, multi ? b->name : NULL, b->name);
 }
 
 static const char *kname(fam_task *t, tdx_src_node *launch)

@@ -214,7 +214,7 @@ def test_dot_accumulate_takes_block_outputs_input_channels_through_tl_dot(task, 
     assert "for _tdx_c0 in range(0, C_in, _TDX_BK):" in text
     assert "ci = _tdx_c0 + tl.arange(0, _TDX_BK)" in text
     assert 'acc += tl.dot(w, x, input_precision="ieee")' in text
-    assert "_TDX_BK=16" in text and "num_warps=4" in text
+    assert "_TDX_BK=16" in text and "num_warps=4" in text and "num_stages=1" in text
     res = check_task(str(src), device="cpu", seeds=(0, 1), candidate=cands[0])
     assert res["ok"], res.get("error")
 
@@ -240,3 +240,21 @@ def test_dot_accumulate_leaves_other_loops_alone(edit, tmp_path):
     assert "TDX024" not in r.stdout, r.stdout
     r = subprocess.run([CLI, "triage", str(DATA / "matmul_outer.py")], capture_output=True, text=True, timeout=60)
     assert "TDX024" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("task,grid", [("transpose.py", "triton.cdiv(n_rows, 64)"),
+                                       ("col_sum.py", "triton.cdiv(n_cols, 64)")])
+def test_retune_leaves_a_grid_the_kernel_tiles_by_a_literal(task, grid, tmp_path):
+    """coalesce writes `row = tl.program_id(0) * 64 + tl.arange(0, 64)` and a
+    grid of cdiv(n_rows, 64) beside BLOCK=64, the step of its other loop.
+    retune's BLOCK 64 -> 256 used to change the grid's 64 too, leaving three
+    quarters of the rows unwritten (rejected on the H200, every suite run);
+    the grid is the literal's, not BLOCK's, and stays."""
+    src = ROOT / "bench" / "tasks" / task
+    coalesced = rewrite("coalesce", src, tmp_path / "a")[0]
+    assert "tl.program_id(0) * 64" in Path(coalesced).read_text()
+    cands = rewrite("retune", coalesced, tmp_path / "b")
+    text = Path(cands[0]).read_text()
+    assert "BLOCK=256" in text and grid in text, text
+    res = check_task(str(src), device="cpu", seeds=(0,), candidate=cands[0])
+    assert res["ok"], res.get("error")
