@@ -86,11 +86,11 @@ def variants(name, text):
 
 
 def dot_variants(text):
-    """dot-accumulate's candidate (R 32, BLOCK 128, _TDX_BK 16, 4 warps, 1 stage) and its knobs."""
+    """dot-accumulate's candidate (R 32, BLOCK 256, _TDX_BK 16, 4 warps, 1 stage) and its knobs."""
     def block(t, b):
-        return sub(launch_kw(t, BLOCK=b), ", 128)", f", {b})")
+        return sub(launch_kw(t, BLOCK=b), ", 256)", f", {b})")
 
-    yield "dot-accumulate (R 32, BLOCK 128, BK 16, 4 warps, 1 stage)", text
+    yield "dot-accumulate (R 32, BLOCK 256, BK 16, 4 warps, 1 stage)", text
     yield "BK 32", launch_kw(text, _TDX_BK=32)
     for w in (2, 8):
         yield f"{w} warps", launch_kw(text, num_warps=w)
@@ -99,14 +99,10 @@ def dot_variants(text):
     yield "R 64", grid_div(launch_kw(text, _TDX_R=64), 32, 64)
     yield "R 64, 8 warps", grid_div(launch_kw(text, _TDX_R=64, num_warps=8), 32, 64)
     yield "R 16", grid_div(launch_kw(text, _TDX_R=16), 32, 16)
-    if ", 128)" in text:
-        yield "BLOCK 256", block(text, 256)
-        yield "BLOCK 256, 8 warps", block(launch_kw(text, num_warps=8), 256)
-        yield "BLOCK 256, R 64", grid_div(block(launch_kw(text, _TDX_R=64), 256), 32, 64)
-        yield "BLOCK 256, R 64, 8 warps", grid_div(block(launch_kw(text, _TDX_R=64, num_warps=8), 256), 32, 64)
-        yield "BLOCK 512, 8 warps", block(launch_kw(text, num_warps=8), 512)
-        yield "BLOCK 256, num_stages=2", block(launch_kw(text, num_stages=2), 256)
-        yield "BLOCK 64, R 64", grid_div(sub(launch_kw(text, BLOCK=64, _TDX_R=64), ", 128)", ", 64)"), 32, 64)
+    yield "BLOCK 128", block(text, 128)
+    yield "BLOCK 512, 8 warps", block(launch_kw(text, num_warps=8), 512)
+    yield "BLOCK 512, R 64, 8 warps", grid_div(block(launch_kw(text, _TDX_R=64, num_warps=8), 512), 32, 64)
+    yield "BLOCK 512, R 16", grid_div(block(launch_kw(text, _TDX_R=16), 512), 32, 16)
 
 
 def run_variants(name, group, ins, ref):

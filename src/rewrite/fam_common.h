@@ -162,6 +162,12 @@ tdx_status fam_peel_masks(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * that its K axis is the contiguous one (the tf32 wgmma reads it so). */
 tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
+/* Set block constexpr `name`, passed to the launch as an integer literal,
+ * to nv, with the grid's literals that divide by it (retune's rule,
+ * families.c): 1 when done, 0 when the launch does not pass it so (or
+ * passes it through a variable). With e NULL only says whether it could. */
+int fam_launch_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, long long nv);
+
 /* ---- dot-accumulate (fam_dotacc.c) ---- */
 /* Outer products of a column and a row added once per value of a reduction
  * index (tdx_km_dot_accumulable) taken 16 values at a time through tl.dot. */

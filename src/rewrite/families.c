@@ -203,6 +203,22 @@ static void set_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const blo
         retarget_grid(t, e, launch, b->v, nv, multi ? b->name : NULL, b->name);
 }
 
+int fam_launch_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, long long nv)
+{
+    blockarg b[6];
+    size_t nb = block_args(t, launch, b, 6);
+    for (size_t i = 0; i < nb; i++) {
+        if (strcmp(b[i].name, name) != 0)
+            continue;
+        if (!b[i].in_call)
+            return 0; /* a variable: other uses of it would change too */
+        if (e)
+            set_block(t, e, launch, &b[i], nv, nb > 1);
+        return 1;
+    }
+    return 0;
+}
+
 static const char *kname(fam_task *t, tdx_src_node *launch)
 {
     tdx_src_node *k = fam_launched_kernel(t, launch);

@@ -215,6 +215,8 @@ def test_dot_accumulate_takes_block_outputs_input_channels_through_tl_dot(task, 
     assert "ci = _tdx_c0 + tl.arange(0, _TDX_BK)" in text
     assert 'acc += tl.dot(w, x, input_precision="ieee")' in text
     assert "_TDX_BK=16" in text and "num_warps=4" in text and "num_stages=1" in text
+    # the row block widened to 256, the grid with it
+    assert "BLOCK=256" in text and ("triton.cdiv(L_out, 256)" in text or "triton.cdiv(H * W, 256)" in text), text
     res = check_task(str(src), device="cpu", seeds=(0, 1), candidate=cands[0])
     assert res["ok"], res.get("error")
 
