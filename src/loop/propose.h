@@ -18,7 +18,9 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
 /* A rewrite the round's best opened up: level-0 triage of best's source,
  * and the first finding whose rule the round's diagnosis (seen) did not
  * report and whose built-in family is not in best's stack yields its
- * family's first candidate on best into *out (family "A+F", as
+ * family's first candidate on best into *out (retune and autotune, which
+ * every round proposes anyway, only when no other family does; family
+ * "A+F", as
  * tdx_loop_builtin_stack); *rule gets that rule's id. TDX_ERR_NOTFOUND when
  * no new finding gives one. *out owns its source. */
 tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand *best, const tdx_ledger *seen,

@@ -184,9 +184,14 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
         return st == TDX_ERR_NOMEM ? st : TDX_ERR_NOTFOUND;
     }
     st = TDX_ERR_NOTFOUND;
-    for (size_t i = 0; i < tdx_ledger_count(&l) && st == TDX_ERR_NOTFOUND; i++) {
-        const tdx_finding *f = tdx_ledger_at(&l, i);
-        if (!f->family || !f->family[0] || in_stack(best->family, f->family))
+    /* the rewrites a finding names first; the searches every round proposes
+     * anyway (retune, autotune) only when no other family applies */
+    size_t nf = tdx_ledger_count(&l);
+    for (size_t k = 0; nf && k < 2 * nf && st == TDX_ERR_NOTFOUND; k++) {
+        const tdx_finding *f = tdx_ledger_at(&l, k % nf);
+        int search = f->family && (strcmp(f->family, "retune") == 0 || strcmp(f->family, "autotune") == 0);
+        if (!f->family || !f->family[0] || in_stack(best->family, f->family) ||
+            search != (k >= nf))
             continue;
         int old = 0;
         for (size_t j = 0; j < tdx_ledger_count(seen) && !old; j++)

@@ -229,3 +229,26 @@ def test_a_finding_the_winner_opened_up_is_followed_in_the_same_round(tmp_path):
         assert last["index"] == len(cands)
         opt = (d / "conv1d.opt.py").read_text()
         assert 'tl.dot(w, x, input_precision="ieee")' in opt and "_TDX_R=" in opt
+
+
+def test_a_follow_up_prefers_the_rewrite_a_finding_names_over_a_search(tmp_path):
+    """col_mean_bf16's round keeps vectorize-loop+split-reduction (the stack);
+    triage of it finds TDX012 (retune: a 4096-element block at the default
+    warps) and TDX021 (defer-reduction: each iteration reduces its 64-row
+    tile). retune is tried every round anyway: the follow-up is
+    defer-reduction's, and it is kept when faster."""
+    task = tmp_path / "col_mean_bf16.py"
+    shutil.copy(ROOT / "bench" / "tasks" / "col_mean_bf16.py", task)
+    timer = tmp_path / "colmean_timer.py"
+    timer.write_text(STACK_TIMER.replace(
+        't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
+        '    return t * (0.9 if "tl.exp2" in src else 1.0)',
+        't = 1e-3 * (0.5 if "_vs" in src else 1.0) * (0.8 if "tl.atomic_add" in src else 1.0)\n'
+        '    return t * (0.9 if "_tdx_r0" in src else 1.0)'))
+    assert "_tdx_r0" in timer.read_text()
+    timer.chmod(0o755)
+    cands, kept = one_round(task, timer)
+    fams = [c["family"] for c in cands]
+    assert fams[-1] == "vectorize-loop+split-reduction+defer-reduction", cands
+    assert cands[-1]["summary"].endswith("(TDX021)") and cands[-1]["verdict"] == "faster"
+    assert kept and kept[-1]["family"] == fams[-1]
