@@ -46,72 +46,69 @@ static tdx_src_node *program_id_stmt(fam_task *t, tdx_src_node *def, long long a
     return NULL;
 }
 
+/* The factors kernel def multiplies tl.program_id(axis) by, directly or
+ * through the name it is bound to (`pid_m = tl.program_id(0)` ...
+ * `pid_m * BLOCK_M`), pushed onto out. */
+static void pid_factors(fam_task *t, tdx_src_node *def, long long axis, tdx_ptrvec *out)
+{
+    tdx_src_node *ps = program_id_stmt(t, def, axis);
+    const char *pid = ps ? tdx_src_kid(ps, TDX_SRC_R_TARGET)->name : NULL;
+    tdx_ptrvec bins = {0};
+    fam_collect(t, def, TDX_SRC_BINOP, &bins);
+    for (size_t i = 0; i < bins.len; i++) {
+        tdx_src_node *b = bins.items[i];
+        if (b->op != TDX_OP_STAR)
+            continue;
+        tdx_src_node *l = tdx_src_kid(b, TDX_SRC_R_LEFT), *r = tdx_src_kid(b, TDX_SRC_R_RIGHT);
+        for (int side = 0; side < 2; side++) {
+            tdx_src_node *p = side ? r : l, *q = side ? l : r;
+            long long a = -1;
+            int is_pid = p && p->kind == TDX_SRC_NAME && pid && strcmp(p->name, pid) == 0;
+            if (!is_pid && p && p->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(p), "tl.program_id") &&
+                tdx_src_call_arg(p, 0) && tdx_src_int_value(t->m, tdx_src_call_arg(p, 0), &a) == TDX_OK)
+                is_pid = a == axis;
+            if (is_pid && q)
+                tdx_ptrvec_push(&t->arena, out, q);
+        }
+    }
+}
+
 /* The block constexpr that tiles grid axis `axis` in kernel def: the NAME
- * multiplied by tl.program_id(axis), directly or through the name it is
- * bound to (`pid_m = tl.program_id(0)` ... `pid_m * BLOCK_M`); NULL when
- * none or several do. */
+ * multiplied by its program id (pid_factors); NULL when none or several do. */
 static const char *block_of_pid_axis(fam_task *t, tdx_src_node *def, long long axis)
 {
     if (!def)
         return NULL;
-    tdx_src_node *ps = program_id_stmt(t, def, axis);
-    const char *pid = ps ? tdx_src_kid(ps, TDX_SRC_R_TARGET)->name : NULL;
-    tdx_ptrvec bins = {0};
+    tdx_ptrvec qs = {0};
     const char *found = NULL;
-    fam_collect(t, def, TDX_SRC_BINOP, &bins);
-    for (size_t i = 0; i < bins.len; i++) {
-        tdx_src_node *b = bins.items[i];
-        if (b->op != TDX_OP_STAR)
+    pid_factors(t, def, axis, &qs);
+    for (size_t i = 0; i < qs.len; i++) {
+        tdx_src_node *q = qs.items[i];
+        if (q->kind != TDX_SRC_NAME || !is_block_name(q->name))
             continue;
-        tdx_src_node *l = tdx_src_kid(b, TDX_SRC_R_LEFT), *r = tdx_src_kid(b, TDX_SRC_R_RIGHT);
-        for (int side = 0; side < 2; side++) {
-            tdx_src_node *p = side ? r : l, *q = side ? l : r;
-            long long a = -1;
-            int is_pid = p && p->kind == TDX_SRC_NAME && pid && strcmp(p->name, pid) == 0;
-            if (!is_pid && p && p->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(p), "tl.program_id") &&
-                tdx_src_call_arg(p, 0) && tdx_src_int_value(t->m, tdx_src_call_arg(p, 0), &a) == TDX_OK)
-                is_pid = a == axis;
-            if (!is_pid || !q || q->kind != TDX_SRC_NAME || !is_block_name(q->name))
-                continue;
-            if (found && strcmp(found, q->name) != 0)
-                return NULL;
-            found = q->name;
-        }
+        if (found && strcmp(found, q->name) != 0)
+            return NULL;
+        found = q->name;
     }
     return found;
 }
 
-/* Non-zero when kernel def multiplies program_id(axis) (or the name bound
- * to it) by an integer literal and never by the constexpr `name`: that axis
- * is tiled by the literal (coalesce writes `tl.program_id(0) * 64`), so a
- * grid entry dividing by the same number is not name's to change. */
+/* Non-zero when kernel def multiplies program_id(axis) by an integer
+ * literal and never by the constexpr `name`: that axis is tiled by the
+ * literal (coalesce writes `tl.program_id(0) * 64`), so a grid entry
+ * dividing by the same number is not name's to change. */
 static int axis_tiled_by_literal(fam_task *t, tdx_src_node *def, long long axis, const char *name)
 {
     if (!def || !name)
         return 0;
-    tdx_src_node *ps = program_id_stmt(t, def, axis);
-    const char *pid = ps ? tdx_src_kid(ps, TDX_SRC_R_TARGET)->name : NULL;
-    tdx_ptrvec bins = {0};
+    tdx_ptrvec qs = {0};
     int literal = 0;
-    fam_collect(t, def, TDX_SRC_BINOP, &bins);
-    for (size_t i = 0; i < bins.len; i++) {
-        tdx_src_node *b = bins.items[i];
-        if (b->op != TDX_OP_STAR)
-            continue;
-        tdx_src_node *l = tdx_src_kid(b, TDX_SRC_R_LEFT), *r = tdx_src_kid(b, TDX_SRC_R_RIGHT);
-        for (int side = 0; side < 2; side++) {
-            tdx_src_node *p = side ? r : l, *q = side ? l : r;
-            long long a = -1;
-            int is_pid = p && p->kind == TDX_SRC_NAME && pid && strcmp(p->name, pid) == 0;
-            if (!is_pid && p && p->kind == TDX_SRC_CALL && tdx_src_is_dotted(tdx_src_call_func(p), "tl.program_id") &&
-                tdx_src_call_arg(p, 0) && tdx_src_int_value(t->m, tdx_src_call_arg(p, 0), &a) == TDX_OK)
-                is_pid = a == axis;
-            if (!is_pid || !q)
-                continue;
-            if (tdx_src_is_name(q, name))
-                return 0;
-            literal |= q->kind == TDX_SRC_NUMBER;
-        }
+    pid_factors(t, def, axis, &qs);
+    for (size_t i = 0; i < qs.len; i++) {
+        tdx_src_node *q = qs.items[i];
+        if (tdx_src_is_name(q, name))
+            return 0;
+        literal |= q->kind == TDX_SRC_NUMBER;
     }
     return literal;
 }
