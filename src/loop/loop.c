@@ -93,6 +93,9 @@ typedef struct run {
     size_t blen;
     char best_path[1100];
     json_t *tried;       /* object: hash -> true */
+    json_t *replay;      /* object: hash -> candidate entry, of the round a
+                          * resumed run died in: its outcome is taken from
+                          * the journal, not measured again */
     double t0;
     double elapsed_before; /* from earlier sessions of a resumed run */
     double last_fraction;
@@ -187,8 +190,11 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
     if (!start)
         return TDX_ERR_NOTFOUND;
     json_t *base = tdx_jnl_last(entries, "baseline");
-    if (base)
+    if (base) {
         r->res->initial_s = r->res->final_s = json_real_value(json_object_get(base, "median_s"));
+        r->last_fraction = json_number_value(json_object_get(base, "fraction"));
+    }
+    json_int_t keep_round = 0;
     size_t n = json_array_size(entries);
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(entries, i);
@@ -203,6 +209,8 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
         } else if (strcmp(type, "keep") == 0) {
             r->res->kept++;
             r->res->final_s = json_real_value(json_object_get(e, "median_s"));
+            r->last_fraction = json_number_value(json_object_get(e, "fraction"));
+            keep_round = json_integer_value(json_object_get(e, "round"));
         } else if (strcmp(type, "round_end") == 0) {
             /* a damaged journal's round number must not overflow the next one */
             json_int_t done = json_integer_value(json_object_get(e, "round"));
@@ -216,6 +224,21 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
         json_t *el = json_object_get(e, "elapsed_s");
         if (json_is_number(el))
             r->elapsed_before = json_number_value(el);
+    }
+    /* a keep ends its round's work (the process died before its round_end):
+     * the next round starts from the kept source */
+    if (keep_round >= *next_round && keep_round < INT_MAX) {
+        *next_round = (int)keep_round + 1;
+        r->res->rounds = (int)keep_round;
+    }
+    /* the candidates of the round it died in count as they were measured */
+    for (size_t i = 0; i < n && !*stopped; i++) {
+        json_t *e = json_array_get(entries, i);
+        const char *type = json_string_value(json_object_get(e, "type"));
+        const char *h = json_string_value(json_object_get(e, "hash"));
+        if (type && h && strcmp(type, "candidate") == 0 &&
+            json_integer_value(json_object_get(e, "round")) == *next_round)
+            json_object_set(r->replay, h, e);
     }
     /* the best source so far is best.py when something was kept, else the original */
     if (r->res->kept) {
@@ -268,6 +291,22 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
     tdx_buf_init(&diff, 1 << 20);
     tdx_rw_diff(r->best, r->blen, c->source, c->len, "a/best.py", "b/candidate.py", 3, 0, &diff);
     int passed = 0;
+    json_t *old = json_object_get(r->replay, hash);
+    if (old) {
+        /* measured before the run died: the journal has it already */
+        tdx_buf_free(&diff);
+        json_t *tm = json_object_get(old, "timing");
+        t->base_median_s = json_number_value(json_object_get(tm, "base_median_s"));
+        t->base_iqr_s = json_number_value(json_object_get(tm, "base_iqr_s"));
+        t->cand_median_s = json_number_value(json_object_get(tm, "cand_median_s"));
+        t->cand_iqr_s = json_number_value(json_object_get(tm, "cand_iqr_s"));
+        json_t *fr = json_object_get(tm, "fraction");
+        t->fraction = json_is_number(fr) ? json_number_value(fr) : -1;
+        const char *v = json_string_value(json_object_get(old, "verdict"));
+        passed = v && strcmp(v, "faster") == 0 ? 1 : v && strcmp(v, "slower") == 0 && even(t) ? 2 : 0;
+        json_object_del(r->replay, hash);
+        return passed;
+    }
     if (json_object_get(r->tried, hash)) {
         snprintf(why, sizeof why, "already tried");
         verdict = "duplicate";
@@ -357,9 +396,9 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
         json_object_set_new(e, "sandbox", sandbox_json(&chk));
     if (e && t->base_median_s > 0)
         json_object_set_new(e, "timing",
-                            json_pack("{s:f, s:f, s:f, s:f}", "base_median_s", t->base_median_s,
+                            json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t->base_median_s,
                                       "base_iqr_s", t->base_iqr_s, "cand_median_s", t->cand_median_s,
-                                      "cand_iqr_s", t->cand_iqr_s));
+                                      "cand_iqr_s", t->cand_iqr_s, "fraction", t->fraction));
     tdx_buf_free(&diff);
     *fatal = jlog(r, e);
     json_object_set_new(r->tried, hash, json_true());
@@ -402,7 +441,7 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
             tdx_loop_cand *c = &per[p].items[k];
             char hash[17];
             tdx_loop_hash(c->source, c->len, hash);
-            if (json_object_get(r->tried, hash))
+            if (json_object_get(r->tried, hash) && !json_object_get(r->replay, hash))
                 continue; /* tried in an earlier round: leave the slot to something new */
             st = tdx_loop_cands_take(out, c);
         }
@@ -465,6 +504,18 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
     return TDX_OK;
 }
 
+/* Non-zero when the round's best (timing t) still leaves the run short of
+ * where rounds() stops: below the roofline target, or slower than the time
+ * to reach. */
+static int still_short(const run *r, const tdx_loop_timing *t)
+{
+    const tdx_loop_opts *o = r->o;
+    double target = o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION;
+    double ratio = t->base_median_s > 0 ? t->cand_median_s / t->base_median_s : 1;
+    double final_s = r->res->final_s > 0 ? r->res->final_s * ratio : t->cand_median_s;
+    return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * REACH_MARGIN);
+}
+
 /* A rewrite the round's best opened up: a level-0 finding on the best's
  * source that the round's diagnosis did not have (block-outputs turns a
  * convolution's scalar weight into a column, and the loop over input
@@ -472,14 +523,28 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
  * first candidate on the best, tried as the round's next candidate
  * (journal index *last_ci + 1). It becomes the round's best when it beats it;
  * *keep_ci is then its index. One per round, so that a round of one
- * candidate reaches the rewrite the next round would start from. */
+ * candidate reaches the rewrite the next round would start from. When no
+ * finding opens anything up and the best is still short of the target,
+ * the search the round left out (retune, else autotune) on the best takes
+ * the place (the journal's summary ends "(search)"). */
 static tdx_status follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
                             tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
 {
     tdx_loop_cand next;
     char rule[16] = "";
-    if (tdx_loop_builtin_follow_up(r->o->task_path, &cands->items[*best_i], seen, &next, rule, sizeof rule,
-                                   r->diags) != TDX_OK)
+    const tdx_loop_cand *best = &cands->items[*best_i];
+    tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, &next, rule, sizeof rule, r->diags);
+    if (fs == TDX_ERR_NOTFOUND && still_short(r, best_t)) {
+        const char *tried[64];
+        size_t nt = 0;
+        for (size_t i = 0; i < cands->len && nt < 64; i++)
+            tried[nt++] = cands->items[i].family;
+        fs = tdx_loop_builtin_search_on(r->o->task_path, best, tried, nt, &next, r->diags);
+        snprintf(rule, sizeof rule, "search");
+    }
+    if (fs == TDX_ERR_NOMEM)
+        return fs;
+    if (fs != TDX_OK)
         return TDX_OK;
     size_t ci = *last_ci + 1;
     *last_ci = ci;
@@ -642,7 +707,8 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
     }
     r.best = malloc(r.olen + 1);
     r.tried = json_object();
-    if (!r.best || !r.tried) {
+    r.replay = json_object();
+    if (!r.best || !r.tried || !r.replay) {
         st = TDX_ERR_NOMEM;
         goto out;
     }
@@ -773,6 +839,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
 out:
     tdx_jnl_close(&r.jnl);
     json_decref(r.tried);
+    json_decref(r.replay);
     free(r.best);
     free(r.orig);
     return st;

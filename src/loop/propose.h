@@ -9,12 +9,6 @@
 tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out,
                                     tdx_diags *diags);
 
-/* Stack two rewrites that each won on their own: built-in family
- * second->family applied to the source of `best` (a candidate that passed),
- * its first candidate into *out (family "A+B", the cites of both); when it
- * yields nothing there, best->family applied to the source of `second`
- * (family "B+A"). TDX_ERR_NOTFOUND when neither way gives a candidate. *out owns its source (free it, or hand it on with
- * tdx_loop_cands_take). */
 /* A rewrite the round's best opened up: level-0 triage of best's source,
  * and the first finding whose rule the round's diagnosis (seen) did not
  * report and whose built-in family is not in best's stack yields its
@@ -26,6 +20,21 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
 tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand *best, const tdx_ledger *seen,
                                       tdx_loop_cand *out, char *rule, size_t rule_cap, tdx_diags *diags);
 
+/* A search the round left out: when no finding opened anything up
+ * (tdx_loop_builtin_follow_up gave TDX_ERR_NOTFOUND), retune's first
+ * candidate on best, else autotune's, for the first of the two that is not in
+ * best's stack nor in any of the ntried '+'-joined family names (the round's
+ * candidates). Family "A+F". TDX_ERR_NOTFOUND when both were tried or yield
+ * nothing. *out owns its source. */
+tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const char *const *tried,
+                                      size_t ntried, tdx_loop_cand *out, tdx_diags *diags);
+
+/* Stack two rewrites that each won on their own: built-in family
+ * second->family applied to the source of `best` (a candidate that passed),
+ * its first candidate into *out (family "A+B", the cites of both); when it
+ * yields nothing there, best->family applied to the source of `second`
+ * (family "B+A"). TDX_ERR_NOTFOUND when neither way gives a candidate. *out owns its source (free it, or hand it on with
+ * tdx_loop_cands_take). */
 tdx_status tdx_loop_builtin_stack(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *second,
                                   tdx_loop_cand *out, tdx_diags *diags);
 

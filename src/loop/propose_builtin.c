@@ -209,3 +209,25 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
     tdx_ledger_free(&l);
     return st;
 }
+
+tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const char *const *tried,
+                                      size_t ntried, tdx_loop_cand *out, tdx_diags *diags)
+{
+    static const char *const searches[] = {"retune", "autotune"};
+    memset(out, 0, sizeof *out);
+    for (size_t s = 0; s < sizeof searches / sizeof searches[0]; s++) {
+        int old = in_stack(best->family, searches[s]);
+        for (size_t i = 0; i < ntried && !old; i++)
+            old = in_stack(tried[i], searches[s]);
+        if (old)
+            continue;
+        tdx_loop_cand top;
+        memset(&top, 0, sizeof top);
+        snprintf(top.family, sizeof top.family, "%s", searches[s]);
+        snprintf(top.origin, sizeof top.origin, "builtin");
+        tdx_status st = stack_on(task_path, best, &top, "best", out, diags);
+        if (st != TDX_ERR_NOTFOUND)
+            return st;
+    }
+    return TDX_ERR_NOTFOUND;
+}

@@ -140,14 +140,34 @@ def test_two_winning_families_are_stacked(tmp_path):
         shutil.copy(ROOT / "tests" / "data" / "rewrite" / "softmax.py", task)
         cands, kept = one_round(task, timer, *flag)
         assert [c["family"] for c in cands[:2]] == ["single-pass-reduction", "exp2"], cands
-        assert all(c["verdict"] == "faster" for c in cands), cands
-        assert len(cands) == (2 if flag else 3)
+        assert all(c["verdict"] == "faster" for c in cands[:3]), cands
+        assert len(cands) == (2 if flag else 4)
         assert kept and kept[-1]["family"] == want, kept
         if not flag:
             assert cands[2]["index"] == 3 and kept[-1]["index"] == 3
             assert cands[2]["summary"].startswith("on the round's best (single-pass-reduction)")
+            # no finding is new on the stack, and the round tried no retune: the
+            # follow-up is that search on the best (the timer sees no change:
+            # faster than the task, not than the stack, which stays kept)
+            assert cands[3]["family"] == "single-pass-reduction+exp2+retune", cands
+            assert cands[3]["summary"].endswith("(search)") and cands[3]["verdict"] == "faster", cands[3]
             opt = (d / "softmax.opt.py").read_text()
             assert "tl.exp2" in opt and opt.count("tl.load(") < task.read_text().count("tl.load(")
+
+
+def test_no_search_follows_a_round_that_reached_the_roofline_target(tmp_path):
+    """The same round with a timer that puts the task at 10 % of the roofline
+    and every candidate at 90 %: the stack reaches the target, so no search
+    follows it."""
+    timer = tmp_path / "near_timer.py"
+    timer.write_text(STACK_TIMER.replace('"fraction": 1e-4 / (cand or base)', '"fraction": 0.9 if cand else 0.1'))
+    assert '"fraction": 0.9 if' in timer.read_text()
+    timer.chmod(0o755)
+    task = tmp_path / "softmax.py"
+    shutil.copy(ROOT / "tests" / "data" / "rewrite" / "softmax.py", task)
+    cands, kept = one_round(task, timer)
+    assert [c["family"] for c in cands] == ["single-pass-reduction", "exp2", "single-pass-reduction+exp2"], cands
+    assert kept and kept[-1]["index"] == 3
 
 
 def test_the_winner_is_stacked_on_the_runner_up_when_the_other_way_does_not_apply(tmp_path):
@@ -169,7 +189,8 @@ def test_the_winner_is_stacked_on_the_runner_up_when_the_other_way_does_not_appl
     cands, kept = one_round(task, timer)
     assert [(c["family"], c["verdict"]) for c in cands] == [
         ("split-reduction", "faster"), ("defer-reduction", "faster"),
-        ("split-reduction+defer-reduction", "faster")], cands
+        ("split-reduction+defer-reduction", "faster"),
+        ("split-reduction+defer-reduction+retune", "faster")], cands  # the search, no faster than the stack
     assert cands[2]["summary"].startswith("on the round's runner-up (split-reduction)")
     assert kept and kept[-1]["family"] == "split-reduction+defer-reduction"
     opt = (tmp_path / "col_max_fp16.opt.py").read_text()
@@ -189,7 +210,8 @@ def test_a_family_that_came_out_even_is_stacked_on_the_winner(tmp_path):
     timer.chmod(0o755)
     cands, kept = one_round(task, timer)
     assert [(c["family"], c["verdict"]) for c in cands] == [
-        ("single-pass-reduction", "faster"), ("exp2", "slower"), ("single-pass-reduction+exp2", "faster")], cands
+        ("single-pass-reduction", "faster"), ("exp2", "slower"), ("single-pass-reduction+exp2", "faster"),
+        ("single-pass-reduction+exp2+retune", "faster")], cands  # the search, no faster than the stack
     assert kept and kept[-1]["family"] == "single-pass-reduction+exp2" and kept[-1]["index"] == 3
 
 

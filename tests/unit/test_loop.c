@@ -247,40 +247,70 @@ static void a_reached_time_outranks_the_roofline_target(void **state)
     }
 }
 
+/* Killed mid-run and resumed, the run ends as an uninterrupted one would,
+ * and nothing measured before the kill is measured again: killed during
+ * round 1's third timing, during its follow-up (the fifth: every candidate
+ * the round proposed is in the journal, so the resumed round takes their
+ * outcomes from it), and in round 2 (the sixth). */
 static void resumes_after_a_kill(void **state)
 {
-    (void)state;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        crash_on_time = 5; /* dies during round 1's fifth timing */
+    static const int kill_at[] = {3, 5, 6};
+    for (size_t k = 0; k < sizeof kill_at / sizeof kill_at[0]; k++) {
+        if (k) { /* a fresh run directory */
+            assert_int_equal(teardown(state), 0);
+            assert_int_equal(setup(state), 0);
+        }
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            crash_on_time = kill_at[k];
+            tdx_loop_opts o = opts_for();
+            tdx_loop_result res;
+            tdx_diags d;
+            tdx_diags_init(&d);
+            tdx_loop_run(&o, &res, &d);
+            _exit(0);
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
         tdx_loop_opts o = opts_for();
+        o.resume = 1;
         tdx_loop_result res;
         tdx_diags d;
         tdx_diags_init(&d);
-        tdx_loop_run(&o, &res, &d);
-        _exit(0);
+        assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+        assert_int_equal(res.kept, 2);
+        assert_true(res.final_s < 1.01e-3);
+        char *best;
+        size_t blen;
+        assert_int_equal(tdx_file_read(out, 1 << 20, &best, &blen), TDX_OK);
+        assert_non_null(strstr(best, "BLOCK=1024, num_warps=8"));
+        free(best);
+        /* every candidate of the journal has its own source: none measured twice */
+        char jpath[400];
+        snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+        json_t *all;
+        assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+        json_t *seen = json_object();
+        for (size_t i = 0; i < json_array_size(all); i++) {
+            json_t *e = json_array_get(all, i);
+            const char *h = json_string_value(json_object_get(e, "hash"));
+            const char *v = json_string_value(json_object_get(e, "verdict"));
+            if (!h || !v || strcmp(v, "duplicate") == 0)
+                continue;
+            char key[64];
+            snprintf(key, sizeof key, "%lld:%s", json_integer_value(json_object_get(e, "round")), h);
+            assert_null(json_object_get(seen, key));
+            json_object_set_new(seen, key, json_true());
+        }
+        json_decref(seen);
+        json_decref(all);
+        /* resuming a finished run changes nothing */
+        assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+        assert_string_equal(res.stop_reason, "near the roofline");
+        tdx_diags_free(&d);
     }
-    int status;
-    waitpid(pid, &status, 0);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
-    tdx_loop_opts o = opts_for();
-    o.resume = 1;
-    tdx_loop_result res;
-    tdx_diags d;
-    tdx_diags_init(&d);
-    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-    assert_true(res.kept == 2);
-    assert_true(res.final_s < 1.01e-3);
-    char *best;
-    size_t blen;
-    assert_int_equal(tdx_file_read(out, 1 << 20, &best, &blen), TDX_OK);
-    assert_non_null(strstr(best, "BLOCK=1024, num_warps=8"));
-    free(best);
-    /* resuming a finished run changes nothing */
-    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-    assert_string_equal(res.stop_reason, "near the roofline");
-    tdx_diags_free(&d);
 }
 
 /* A damaged journal (a huge round number, a stop without a reason) is
