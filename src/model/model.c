@@ -448,6 +448,23 @@ typedef struct pass_walk {
     tdx_status st;
 } pass_walk;
 
+// A re-layout of a tensor (see model.h).
+int tdx_km_is_relayout(const tdx_src_node *obj)
+{
+    static const char *const calls[] = {"t", "transpose", "permute", "movedim", "swapaxes", "swapdims", NULL};
+    if (!obj)
+        return 0;
+    if (obj->kind == TDX_SRC_ATTRIBUTE && obj->name)
+        return strcmp(obj->name, "T") == 0 || strcmp(obj->name, "mT") == 0;
+    const tdx_src_node *fn = obj->kind == TDX_SRC_CALL ? tdx_src_call_func(obj) : NULL;
+    if (!fn || fn->kind != TDX_SRC_ATTRIBUTE || !fn->name)
+        return 0;
+    for (const char *const *c = calls; *c; c++)
+        if (strcmp(fn->name, *c) == 0)
+            return 1;
+    return 0;
+}
+
 // A launch-side pass in a scope that launches a kernel: x.float(), x.to(...), x.contiguous().
 static int visit_pass(tdx_src_node *n, void *ud)
 {
@@ -468,6 +485,8 @@ static int visit_pass(tdx_src_node *n, void *ud)
         const tdx_src_node *obj = tdx_src_kid(fn, TDX_SRC_R_VALUE);
         if (obj && (tdx_src_is_dotted(obj, "torch") || tdx_src_is_dotted(obj, "np")))
             return 0;
+        if (strcmp(*m, "contiguous") == 0 && tdx_km_is_relayout(obj))
+            return 0; /* a layout chosen on purpose (operand-layout's K-major copy), not a stray pass */
         tdx_km_pass *p = tdx_arena_alloc(w->arena, sizeof *p);
         if (!p || tdx_ptrvec_push(w->arena, &w->f->passes, p) != 0) {
             w->st = TDX_ERR_NOMEM;

@@ -251,6 +251,12 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
 /* The parameter of k named name, or NULL. */
 tdx_km_param *tdx_km_param_find(const tdx_km_kernel *k, const char *name);
 
+/* Non-zero when obj re-lays a tensor out: x.t(), x.transpose(..),
+ * x.permute(..), x.movedim(..), x.swapaxes(..), x.swapdims(..), x.T, x.mT.
+ * A .contiguous() on it picks the memory order a kernel reads (operand-
+ * layout's K-major copy), which is no stray pass. */
+int tdx_km_is_relayout(const tdx_src_node *obj);
+
 /* Fold an integer expression of the non-jit code at scope (a FUNCDEF or the
  * module), looking up names among the statements of scope before `before`
  * (NULL: all of them) and the module's constants, and `META["X"]`-style

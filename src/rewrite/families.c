@@ -511,7 +511,8 @@ static tdx_status fam_alignment(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 }
 
 /* remove-launch-passes: `.contiguous()` copies in launch code; a kernel that
- * takes strides can read the tensor as it is. */
+ * takes strides can read the tensor as it is. A copy after a re-layout
+ * (x.t().contiguous(): a memory order chosen for the kernel) stays. */
 static tdx_status fam_launch_passes(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -527,7 +528,7 @@ static tdx_status fam_launch_passes(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 strcmp(fn->name, "contiguous") != 0 || tdx_src_call_nargs(c) != 0)
                 continue;
             tdx_src_node *obj = tdx_src_kid(fn, TDX_SRC_R_VALUE);
-            if (obj)
+            if (obj && !tdx_km_is_relayout(obj))
                 fam_edit(t, &e, obj->end, c->end, "");
         }
     }

@@ -260,3 +260,21 @@ def test_retune_leaves_a_grid_the_kernel_tiles_by_a_literal(task, grid, tmp_path
     assert "BLOCK=256" in text and grid in text, text
     res = check_task(str(src), device="cpu", seeds=(0,), candidate=cands[0])
     assert res["ok"], res.get("error")
+
+
+def test_remove_launch_passes_keeps_the_copy_operand_layout_chose(tmp_path):
+    """operand-layout passes B K-major through `b.movedim(0, -1).contiguous()
+    .movedim(-1, 0)`, a copy made for the tf32 dot. remove-launch-passes took
+    it for a stray pass and undid the rewrite (on the H200 a follow-up of
+    TDX007 on retune+operand-layout ran 14.8 ms against 4.1). A .contiguous()
+    after a re-layout is neither flagged nor removed; a plain one still is."""
+    src = ROOT / "bench" / "tasks" / "matmul_fp32_square.py"
+    laid = rewrite("operand-layout", src, tmp_path / "a")[0]
+    assert ".movedim(0, -1).contiguous()" in Path(laid).read_text()
+    assert rewrite("remove-launch-passes", laid, tmp_path / "b") == []
+    r = subprocess.run([CLI, "triage", laid], capture_output=True, text=True, timeout=60)
+    assert "TDX007" not in r.stdout, r.stdout
+    plain = tmp_path / "plain.py"
+    plain.write_text(Path(laid).read_text().replace(".movedim(0, -1).contiguous().movedim(-1, 0)",
+                                                    ".contiguous()"))
+    assert len(rewrite("remove-launch-passes", plain, tmp_path / "c")) == 1
