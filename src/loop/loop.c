@@ -275,10 +275,21 @@ static int even(const tdx_loop_timing *t)
 }
 
 /* Try one candidate; returns 1 when it passed and was faster, 2 when it
- * passed and was even (within the spread), else 0 (timing in *t). */
-static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, const char *path,
+ * passed and was even (within the spread), else 0 (timing in *t). It is
+ * timed against the best kept so far, or, with against > 0, against the
+ * round's candidate of that index (a stack or a follow-up must beat the
+ * round's best, measured side by side: the kept best's median moves by
+ * several percent from one measurement to the next, more than the
+ * difference between two of its rewrites often is). */
+static int try_candidate(run *r, int round, size_t ci, size_t against, const tdx_loop_cand *c, const char *path,
                          tdx_loop_timing *t, tdx_status *fatal)
 {
+    char against_path[1200];
+    const char *base_path = r->best_path;
+    if (against) {
+        snprintf(against_path, sizeof against_path, "%s/r%d_c%zu.py", r->res->run_dir, round, against);
+        base_path = against_path;
+    }
     char hash[17], why[512] = "";
     tdx_loop_hash(c->source, c->len, hash);
     const char *verdict = "rejected";
@@ -322,7 +333,7 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
             tdx_loop_trial tr;
             memset(&tr, 0, sizeof tr);
             tr.check_wait_s = tr.time_wait_s = -1;
-            tdx_status st = r->o->exec.trial(r->o->exec.ud, r->o->task_path, r->best_path, path, &tr);
+            tdx_status st = r->o->exec.trial(r->o->exec.ud, r->o->task_path, base_path, path, &tr);
             if (st)
                 tr.check_st = st;
             chk = tr.check;
@@ -349,7 +360,7 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
         if (!why[0] && !timed) {
             progress(r, round, ci, 0, "time");
             double t0 = now_s();
-            tst = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->best_path, path, t);
+            tst = r->o->exec.time(r->o->exec.ud, r->o->task_path, base_path, path, t);
             time_s = now_s() - t0;
             timed = 1;
         }
@@ -380,6 +391,8 @@ static int try_candidate(run *r, int round, size_t ci, const tdx_loop_cand *c, c
                           (json_int_t)c->tokens);
     if (e && why[0])
         json_object_set_new(e, "reason", json_string(why));
+    if (e && against)
+        json_object_set_new(e, "against", json_integer((json_int_t)against));
     if (e && check_s >= 0)
         json_object_set_new(e, "check_s", json_real(check_s));
     if (e && time_s >= 0)
@@ -461,6 +474,20 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
  * untuned kernel can on the tuned one (an fp32 dot's operand layout
  * matters once the tile is large enough for wgmma). ratio_of[i] is
  * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
+/* The timing of a candidate measured against the round's best (best, itself
+ * measured against the kept best) rescaled to read against the kept best:
+ * its median as measured, the base's such that the ratio is the product. */
+static tdx_loop_timing chained(const tdx_loop_timing *best, const tdx_loop_timing *t)
+{
+    tdx_loop_timing c = *t;
+    double ratio = best->base_median_s > 0 ? best->cand_median_s / best->base_median_s : 1;
+    if (ratio > 0) {
+        c.base_median_s = t->base_median_s / ratio;
+        c.base_iqr_s = t->base_iqr_s / ratio;
+    }
+    return c;
+}
+
 static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
                                 const int *verdict_of, int *best_i, tdx_loop_timing *best_t, size_t *last_ci)
 {
@@ -483,12 +510,12 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
     progress(r, round, ci, ci, "stacked");
     tdx_loop_timing t;
     tdx_status st = TDX_OK;
-    int won = try_candidate(r, round, ci, &stacked, path, &t, &st);
+    int won = try_candidate(r, round, ci, (size_t)*best_i + 1, &stacked, path, &t, &st);
     if (st) {
         free(stacked.source);
         return st;
     }
-    if (won == 1 && t.cand_median_s / t.base_median_s < best_t->cand_median_s / best_t->base_median_s) {
+    if (won == 1) {
         /* it becomes candidate n + 1 of the round, as the journal numbers it */
         for (size_t i = n; i < cands->len; i++)
             free(cands->items[i].source);
@@ -496,7 +523,7 @@ static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t
         st = tdx_loop_cands_take(cands, &stacked);
         if (!st) {
             *best_i = (int)n;
-            *best_t = t;
+            *best_t = chained(best_t, &t);
         }
         return st;
     }
@@ -556,12 +583,12 @@ static tdx_status follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_
     memcpy(next.summary, summary, sizeof summary);
     tdx_loop_timing t;
     tdx_status st = TDX_OK;
-    int won = try_candidate(r, round, ci, &next, path, &t, &st);
-    if (!st && won == 1 && t.cand_median_s / t.base_median_s < best_t->cand_median_s / best_t->base_median_s) {
+    int won = try_candidate(r, round, ci, *keep_ci ? *keep_ci : (size_t)*best_i + 1, &next, path, &t, &st);
+    if (!st && won == 1) {
         st = tdx_loop_cands_take(cands, &next);
         if (!st) {
             *best_i = (int)cands->len - 1;
-            *best_t = t;
+            *best_t = chained(best_t, &t);
             *keep_ci = ci;
         }
         return st;
@@ -609,7 +636,7 @@ static tdx_status rounds(run *r, int first_round)
             snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, i + 1);
             progress(r, round, i + 1, ncands, "candidate");
             tdx_loop_timing t;
-            int won = try_candidate(r, round, i + 1, &cands.items[i], path, &t, &st);
+            int won = try_candidate(r, round, i + 1, 0, &cands.items[i], path, &t, &st);
             if (i < 64) {
                 won_of[i] = won;
                 ratio_of[i] = won ? t.cand_median_s / t.base_median_s : -1;

@@ -55,6 +55,7 @@ typedef struct tdx_rep_cand {
     long tokens;
     int have_timing;
     double base_median_s, base_iqr_s, cand_median_s, cand_iqr_s;
+    int against; /* timed against this candidate of the round; 0: the best kept so far */
     int kept; /* the round kept this one */
 } tdx_rep_cand;
 

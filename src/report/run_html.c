@@ -316,7 +316,7 @@ static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
     return tdx_buf_adds(b, "</table>\n");
 }
 
-// The round's candidates: verdict, timing against the best, reason.
+// The round's candidates: verdict, timing against the best (or the round's best, #N), reason.
 static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "<table class=\"cands\">\n<tr><th>#</th><th>family</th><th>origin</th><th>change</th>"
@@ -347,7 +347,9 @@ static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
             char x[64], y[64];
             tdx_rep__fmt_mi(x, sizeof x, c->cand_median_s, c->cand_iqr_s);
             tdx_rep__fmt_mi(y, sizeof y, c->base_median_s, c->base_iqr_s);
-            TRY(tdx_buf_printf(b, "<td class=\"num\">%s</td><td class=\"num\">%s</td>", x, y));
+            TRY(tdx_buf_printf(b, "<td class=\"num\">%s</td><td class=\"num\">%s", x, y));
+            /* a stack or a follow-up is timed against the round's best */
+            TRY(c->against > 0 ? tdx_buf_printf(b, " (#%d)</td>", c->against) : tdx_buf_adds(b, "</td>"));
             if (c->cand_median_s > 0)
                 TRY(tdx_buf_printf(b, "<td class=\"num\">%.2f×</td>", c->base_median_s / c->cand_median_s));
             else

@@ -77,6 +77,8 @@ static json_t *cand_json(const tdx_rep_cand *c)
                                       "base_iqr_s", c->base_iqr_s));
     else
         json_object_set_new(o, "timing", json_null());
+    if (c->against > 0)
+        json_object_set_new(o, "against", json_integer(c->against));
     json_object_set_new(o, "tokens", json_integer(c->tokens));
     set_str(o, "diff", c->diff);
     return o;

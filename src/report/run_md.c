@@ -202,7 +202,7 @@ static tdx_status levels(const tdx_rep_round *r, tdx_buf *b)
     return tdx_buf_adds(b, "\n");
 }
 
-// The round's candidates: verdict, timing against the best, reason.
+// The round's candidates: verdict, timing against the best (or the round's best, #N), reason.
 static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
 {
     TRY(tdx_buf_adds(b, "| # | family | origin | change | cites | verdict | candidate | best so far | "
@@ -224,7 +224,9 @@ static tdx_status cands(const tdx_rep_round *r, tdx_buf *b)
         if (c->have_timing) {
             tdx_rep__fmt_mi(x, sizeof x, c->cand_median_s, c->cand_iqr_s);
             tdx_rep__fmt_mi(y, sizeof y, c->base_median_s, c->base_iqr_s);
-            TRY(tdx_buf_printf(b, "%s | %s | ", x, y));
+            TRY(tdx_buf_printf(b, "%s | %s", x, y));
+            /* a stack or a follow-up is timed against the round's best */
+            TRY(c->against > 0 ? tdx_buf_printf(b, " (#%d) | ", c->against) : tdx_buf_adds(b, " | "));
             TRY(c->cand_median_s > 0 ? tdx_buf_printf(b, "%.2f× | ", c->base_median_s / c->cand_median_s)
                                      : tdx_buf_adds(b, "– | "));
         } else {

@@ -142,6 +142,7 @@ static void read_cand(json_t *e, tdx_rep_cand *c)
     c->reason = str(e, "reason");
     c->diff = str(e, "diff");
     c->tokens = inum(e, "tokens", 0);
+    c->against = (int)inum(e, "against", 0);
     json_t *cites = json_object_get(e, "cites");
     for (size_t i = 0; i < json_array_size(cites) && c->ncites < 8; i++)
         c->cites[c->ncites++] = (int)json_integer_value(json_array_get(cites, i));

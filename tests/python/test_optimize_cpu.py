@@ -147,10 +147,11 @@ def test_two_winning_families_are_stacked(tmp_path):
             assert cands[2]["index"] == 3 and kept[-1]["index"] == 3
             assert cands[2]["summary"].startswith("on the round's best (single-pass-reduction)")
             # no finding is new on the stack, and the round tried no retune: the
-            # follow-up is that search on the best (the timer sees no change:
-            # faster than the task, not than the stack, which stays kept)
+            # follow-up is that search on the best, timed against it (index 3:
+            # the timer sees no change, so it is not faster and the stack stays)
             assert cands[3]["family"] == "single-pass-reduction+exp2+retune", cands
-            assert cands[3]["summary"].endswith("(search)") and cands[3]["verdict"] == "faster", cands[3]
+            assert cands[3]["summary"].endswith("(search)") and cands[3]["verdict"] == "slower", cands[3]
+            assert cands[3]["against"] == 3 and cands[2]["against"] == 1 and "against" not in cands[0]
             opt = (d / "softmax.opt.py").read_text()
             assert "tl.exp2" in opt and opt.count("tl.load(") < task.read_text().count("tl.load(")
 
@@ -168,6 +169,33 @@ def test_no_search_follows_a_round_that_reached_the_roofline_target(tmp_path):
     cands, kept = one_round(task, timer)
     assert [c["family"] for c in cands] == ["single-pass-reduction", "exp2", "single-pass-reduction+exp2"], cands
     assert kept and kept[-1]["index"] == 3
+
+
+def test_a_stack_is_timed_against_the_round_best(tmp_path):
+    """The kept best's median moves from one measurement to the next (on the
+    H200 by 6-11 % within a round). The timer here measures the task 20 %
+    fast in the third timing, the stack's: against that base the stack's
+    ratio reads worse than the winner's, though it is faster. The stack is
+    timed against the round's best itself (journal "against": 1), found
+    faster, and kept."""
+    timer = tmp_path / "drift_timer.py"
+    timer.write_text(STACK_TIMER.replace(
+        'base = model(sys.argv[1])',
+        'import os\n'
+        'n_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls")\n'
+        'n = int(open(n_path).read()) + 1 if os.path.exists(n_path) else 1\n'
+        'open(n_path, "w").write(str(n))\n'
+        'base = model(sys.argv[1]) * (0.8 if n == 4 and sys.argv[1].endswith("best.py") else 1.0)'))
+    assert "0.8 if n == 4" in timer.read_text()
+    timer.chmod(0o755)
+    task = tmp_path / "softmax.py"
+    shutil.copy(ROOT / "tests" / "data" / "rewrite" / "softmax.py", task)
+    cands, kept = one_round(task, timer)
+    assert int((tmp_path / "calls").read_text()) >= 4  # the baseline, two candidates, the stack
+    assert kept and kept[-1]["family"] == "single-pass-reduction+exp2" and kept[-1]["index"] == 3, kept
+    stack = cands[2]
+    assert stack["family"] == "single-pass-reduction+exp2" and stack["against"] == 1, cands
+    assert stack["verdict"] == "faster", stack
 
 
 def test_the_winner_is_stacked_on_the_runner_up_when_the_other_way_does_not_apply(tmp_path):
@@ -190,7 +218,7 @@ def test_the_winner_is_stacked_on_the_runner_up_when_the_other_way_does_not_appl
     assert [(c["family"], c["verdict"]) for c in cands] == [
         ("split-reduction", "faster"), ("defer-reduction", "faster"),
         ("split-reduction+defer-reduction", "faster"),
-        ("split-reduction+defer-reduction+retune", "faster")], cands  # the search, no faster than the stack
+        ("split-reduction+defer-reduction+retune", "slower")], cands  # the search, no faster than the stack
     assert cands[2]["summary"].startswith("on the round's runner-up (split-reduction)")
     assert kept and kept[-1]["family"] == "split-reduction+defer-reduction"
     opt = (tmp_path / "col_max_fp16.opt.py").read_text()
@@ -211,7 +239,7 @@ def test_a_family_that_came_out_even_is_stacked_on_the_winner(tmp_path):
     cands, kept = one_round(task, timer)
     assert [(c["family"], c["verdict"]) for c in cands] == [
         ("single-pass-reduction", "faster"), ("exp2", "slower"), ("single-pass-reduction+exp2", "faster"),
-        ("single-pass-reduction+exp2+retune", "faster")], cands  # the search, no faster than the stack
+        ("single-pass-reduction+exp2+retune", "slower")], cands  # the search, no faster than the stack
     assert kept and kept[-1]["family"] == "single-pass-reduction+exp2" and kept[-1]["index"] == 3
 
 

@@ -391,6 +391,56 @@ static const char hostile[] =
     "{\"type\":\"round_end\",\"round\":1,\"kept\":1,\"decided_level\":-1,\"seq\":7}\n"
     "{\"type\":\"stop\",\"reason\":\"round limit reached\",\"seq\":8}\n";
 
+/* A stack timed against the round's best says so: "(#1)" after the base's
+ * time in Markdown and HTML, "against" in JSON; a candidate timed against
+ * the best kept so far has neither. */
+static const char stacked[] =
+    "{\"type\":\"start\",\"task\":\"k.py\",\"task_hash\":\"0\",\"max_rounds\":1,\"max_level\":0,\"seq\":1}\n"
+    "{\"type\":\"baseline\",\"median_s\":0.001,\"iqr_s\":0.00001,\"fraction\":0.5,\"seq\":2}\n"
+    "{\"type\":\"round\",\"round\":1,\"findings\":[],"
+    "\"diagnosis\":{\"levels\":[],\"decided_level\":-1,\"deciding_finding\":0},\"seq\":3}\n"
+    "{\"type\":\"candidate\",\"round\":1,\"index\":1,\"family\":\"exp2\",\"origin\":\"builtin\","
+    "\"summary\":\"e\",\"verdict\":\"faster\",\"cites\":[],\"diff\":\"\","
+    "\"timing\":{\"base_median_s\":0.001,\"base_iqr_s\":0,\"cand_median_s\":0.0008,\"cand_iqr_s\":0},"
+    "\"seq\":4}\n"
+    "{\"type\":\"candidate\",\"round\":1,\"index\":2,\"family\":\"exp2+retune\",\"origin\":\"builtin\","
+    "\"summary\":\"r\",\"verdict\":\"faster\",\"cites\":[],\"diff\":\"\",\"against\":1,"
+    "\"timing\":{\"base_median_s\":0.0008,\"base_iqr_s\":0,\"cand_median_s\":0.0004,\"cand_iqr_s\":0},"
+    "\"seq\":5}\n"
+    "{\"type\":\"keep\",\"round\":1,\"index\":2,\"family\":\"exp2+retune\",\"median_s\":0.0004,"
+    "\"speedup\":2.5,\"fraction\":1.0,\"seq\":6}\n"
+    "{\"type\":\"round_end\",\"round\":1,\"kept\":1,\"decided_level\":-1,\"seq\":7}\n"
+    "{\"type\":\"stop\",\"reason\":\"round limit reached\",\"seq\":8}\n";
+
+static void test_against_round_best(void **s)
+{
+    (void)s;
+    char dir[64];
+    make_run(dir, sizeof dir, stacked);
+    tdx_rep_model *m = load_ok(dir);
+    assert_int_equal(m->opt.rounds[0].cands[0].against, 0);
+    assert_int_equal(m->opt.rounds[0].cands[1].against, 1);
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_rep_run_md(m, &b), TDX_OK);
+    const char *md = tdx_buf_str(&b);
+    const char *row2 = strstr(md, "| 2 | exp2+retune |");
+    assert_non_null(row2);
+    assert_non_null(strstr(row2, " (#1) | 2.00× |"));
+    const char *row1 = strstr(md, "| 1 | exp2 |");
+    assert_non_null(row1);
+    assert_true(strstr(row1, "(#") == NULL || strstr(row1, "(#") > row2);
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep_run_html(m, &b), TDX_OK);
+    assert_non_null(strstr(tdx_buf_str(&b), " (#1)</td>"));
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep_run_json(m, &b), TDX_OK);
+    assert_non_null(strstr(tdx_buf_str(&b), "\"against\": 1"));
+    tdx_buf_free(&b);
+    tdx_rep_run_free(m);
+    remove_run(dir);
+}
+
 /* Every string from the run comes out escaped: no tag of it survives. */
 static void test_run_strings_escaped(void **s)
 {
@@ -604,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_broken_journal),
         cmocka_unit_test(test_ceilings_file),
         cmocka_unit_test(test_off_scale),
+        cmocka_unit_test(test_against_round_best),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
