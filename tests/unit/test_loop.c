@@ -336,6 +336,58 @@ static void resumes_a_damaged_journal(void **state)
     tdx_diags_free(&d);
 }
 
+/* Killed between a round's keep and its round_end: the keep ends the
+ * round, so the resumed run starts the next one from the kept source
+ * (best.py) and does not measure or keep the round again. The journal is
+ * cut after round 1's keep of a finished run; best.py is that keep's file. */
+static void resumes_after_a_keep_without_its_round_end(void **state)
+{
+    (void)state;
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_int_equal(res.kept, 2);
+    char jpath[400], cmd[2400];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    json_t *all;
+    assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+    size_t cut = 0;
+    json_int_t kept_index = 0;
+    for (size_t i = 0; i < json_array_size(all) && !cut; i++) {
+        json_t *e = json_array_get(all, i);
+        if (strcmp(json_string_value(json_object_get(e, "type")), "keep") == 0) {
+            cut = i + 1;
+            kept_index = json_integer_value(json_object_get(e, "index"));
+        }
+    }
+    json_decref(all);
+    assert_true(cut > 0 && kept_index > 0);
+    snprintf(cmd, sizeof cmd, "head -n %zu %s > %s.cut && mv %s.cut %s && cp %s/r1_c%lld.py %s/best.py", cut,
+             jpath, jpath, jpath, jpath, rundir, (long long)kept_index, rundir);
+    assert_int_equal(system(cmd), 0);
+    o.resume = 1;
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_int_equal(res.kept, 2);
+    assert_true(res.final_s < 1.01e-3 && res.final_s > 0.99e-3);
+    assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+    int round1 = 0, resumed_at = 0;
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *e = json_array_get(all, i);
+        const char *type = json_string_value(json_object_get(e, "type"));
+        json_int_t round = json_integer_value(json_object_get(e, "round"));
+        if (strcmp(type, "resume") == 0)
+            resumed_at = (int)round;
+        else if (resumed_at && round == 1)
+            round1++;
+    }
+    json_decref(all);
+    assert_int_equal(resumed_at, 2);
+    assert_int_equal(round1, 0);
+    tdx_diags_free(&d);
+}
+
 static void a_failing_task_stops_with_its_reason(void **state)
 {
     (void)state;
@@ -464,6 +516,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_reached_time_outranks_the_roofline_target, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_after_a_kill, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_a_damaged_journal, setup, teardown),
+        cmocka_unit_test_setup_teardown(resumes_after_a_keep_without_its_round_end, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
