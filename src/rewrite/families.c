@@ -232,6 +232,19 @@ static int input_bytes(fam_task *t)
     return tdx_km_input_bytes(fam_model(t));
 }
 
+/* A matmul tile's side v for a matrix side of n at the bench shape (0:
+ * unknown): v, or the power of two (at least lo) that covers n when that is
+ * smaller. */
+static int clamp_tile(int v, long long n, int lo)
+{
+    if (n <= 0)
+        return v;
+    int p = lo;
+    while (p < v && p < n)
+        p *= 2;
+    return p < v ? p : v;
+}
+
 static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -286,23 +299,41 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 bm = axis == 'M' ? b[i].v : bm;
                 bn = axis == 'N' ? b[i].v : bn;
             }
-            long long pm = 0, pn = 0; /* the kernel's M and N at the bench shape */
-            if (progs > 0 && fam_bench_param(t, kd, "M", &pm) && fam_bench_param(t, kd, "N", &pn) &&
-                pm >= 128 && pn >= 256 && bm > 0 && bn > 0 && bm <= 65536 && bn <= 65536 && progs < (1LL << 30) &&
-                progs * bm * bn / (128 * 256) >= 2 * 132) {
+            long long pm = 0, pn = 0; /* the kernel's M and N at the bench shape, 0 unknown */
+            if (has_dot == 1 && !(fam_bench_param(t, kd, "M", &pm) && fam_bench_param(t, kd, "N", &pn)))
+                pm = pn = 0;
+            if (progs > 0 && pm >= 128 && pn >= 256 && bm > 0 && bn > 0 && bm <= 65536 && bn <= 65536 &&
+                progs < (1LL << 30) && progs * bm * bn / (128 * 256) >= 2 * 132) {
                 order[0] = 2;
                 order[1] = 0;
                 order[2] = 1;
             }
+            int done[5][2] = {{0}};
             for (size_t oc = 0; oc < sizeof mm / sizeof mm[0] && !st; oc++) {
                 size_t c = order[oc];
+                /* a tile no larger than the matrix at the bench shape (a
+                 * 64-column C in 128-column tiles computes and masks off half
+                 * of every tile): its N clamped to the power of two that
+                 * covers it, at least 16; its M too, at least 64 (wgmma's
+                 * rows per CTA) */
+                int tm = clamp_tile(cfg[c][0], pm, 64), tn = clamp_tile(cfg[c][1], pn, 16);
+                int twin = 0; /* the same tile and settings as an earlier one */
+                for (size_t j = 0; j < oc && !twin; j++) {
+                    size_t cj = order[j];
+                    twin = done[j][0] == tm && done[j][1] == tn && cfg[cj][2] == cfg[c][2] &&
+                           cfg[cj][3] == cfg[c][3] && cfg[cj][4] == cfg[c][4];
+                }
+                done[oc][0] = tm;
+                done[oc][1] = tn;
+                if (twin)
+                    continue;
                 fam_edits e = {0};
                 int used = 0;
                 for (size_t i = 0; i < nb; i++) {
                     const char *nm = b[i].name;
                     size_t l = strlen(nm);
                     char axis = l ? (char)toupper((unsigned char)nm[l - 1]) : 0;
-                    int v = axis == 'M' ? cfg[c][0] : axis == 'N' ? cfg[c][1] : axis == 'K' ? cfg[c][2] : 0;
+                    int v = axis == 'M' ? tm : axis == 'N' ? tn : axis == 'K' ? cfg[c][2] : 0;
                     if (v && v != b[i].v) {
                         set_block(t, &e, L, &b[i], v, 1);
                         used = 1;
@@ -319,7 +350,7 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                              used ? "" : " (blocks unchanged)");
                 else
                     snprintf(sum, sizeof sum, "%s: tiles %dx%dx%d, num_warps=%d, num_stages=%d%s",
-                             kname(t, L), cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4],
+                             kname(t, L), tm, tn, cfg[c][2], cfg[c][3], cfg[c][4],
                              used ? "" : " (tiles unchanged)");
                 st = fam_emit(t, &e, emit, ud, "retune", sum);
             }

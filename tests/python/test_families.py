@@ -137,7 +137,8 @@ def test_check_catches_a_wrong_program_order(tmp_path):
 @pytest.mark.parametrize("task,first", [
     ("matmul_fp16_square.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
     ("bmm_fp16.py", "tiles 128x256x64, num_warps=8, num_stages=3"),
-    ("matmul_fp16_tall_skinny.py", "tiles 128x128x64, num_warps=8, num_stages=3"),  # N = 64
+    ("matmul_fp16_tall_skinny.py", "tiles 128x64x64, num_warps=8, num_stages=3"),   # N = 64: no 128-wide tile
+    ("matmul_fp16_small_m.py", "tiles 64x128x64, num_warps=8, num_stages=3"),       # M = 16: 64 rows, wgmma's least
     ("matmul_fp32_square.py", "tiles 128x256x32, num_warps=8, num_stages=3"),      # 4-byte inputs: K=32
     ("attention_fp16.py", "128 rows x 64 columns a block, num_warps=8, num_stages=3"),  # two dots: attention's list
     ("attention_causal_fp16.py", "128 rows x 64 columns a block, num_warps=8, num_stages=3"),
@@ -145,11 +146,15 @@ def test_check_catches_a_wrong_program_order(tmp_path):
 def test_retune_puts_wide_tiles_first_for_large_16_bit_matmuls(task, first, tmp_path):
     """A 16-bit matmul with N >= 256 and two waves of 128x256 tiles at the
     bench shape tries that tile first (the one that won on the H200); fp32
-    operands get their own list (128x256x32 led the H200's fp32 sweep)."""
+    operands get their own list (128x256x32 led the H200's fp32 sweep). A
+    tile is never wider than the bench shape's N (nor taller than its M, down
+    to 64 rows): no tile computes columns it masks off."""
     r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path),
                         str(ROOT / "bench" / "tasks" / task)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout, r.stderr
     assert r.stdout.splitlines()[0].split("\t")[1].endswith(first), r.stdout
+    if "tall_skinny" in task:
+        assert not any("x128x" in line or "x256x" in line for line in r.stdout.splitlines()), r.stdout
 
 
 def test_retune_follows_the_grid_axis_the_kernel_tiles(tmp_path):
