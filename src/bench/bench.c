@@ -450,10 +450,12 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
         if (w->eager_s > 0) {
             s->with_eager++;
             s->faster_eager += w->final_s < w->eager_s;
+            s->tie_eager += fabs(w->final_s - w->eager_s) <= TDX_BENCH_TIE * w->eager_s;
         }
         if (w->compile_s > 0) {
             s->with_compile++;
             s->faster_compile += w->final_s < w->compile_s;
+            s->tie_compile += fabs(w->final_s - w->compile_s) <= TDX_BENCH_TIE * w->compile_s;
         }
         int tried = w->torch_note && w->torch_note[0];
         s->na_eager += tried && w->eager_s <= 0;
@@ -548,6 +550,9 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
                             s->with_compile, 100.0 * (double)s->faster_compile / (double)s->with_compile);
     if (!st && s->na_compile)
         st = tdx_buf_printf(out, "| torch.compile n/a | %zu / %zu |\n", s->na_compile, s->ok);
+    if (!st && (s->with_eager || s->with_compile))
+        st = tdx_buf_printf(out, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
+                            100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile);
     if (!st && s->ref_baseline)
         st = tdx_buf_printf(out, "| torch columns on `reference` (no torch_impl) | %zu |\n", s->ref_baseline);
     if (!st && s->torch_cached)

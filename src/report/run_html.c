@@ -554,6 +554,10 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
     if (s->with_compile)
         TRY(tdx_buf_printf(b, "<tr><th>faster than torch.compile</th><td>%zu / %zu</td></tr>\n",
                            s->faster_compile, s->with_compile));
+    if (s->with_eager || s->with_compile)
+        TRY(tdx_buf_printf(b, "<tr><th>within %.0f%% of torch eager / torch.compile (a tie either way)</th>"
+                              "<td>%zu / %zu</td></tr>\n",
+                           100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile));
     return tdx_buf_printf(b, "<tr><th>wall time of all runs</th><td>%.0f s</td></tr>\n</table>\n", s->seconds);
 }
 

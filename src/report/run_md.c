@@ -420,6 +420,9 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
     if (s->with_compile)
         TRY(tdx_buf_printf(b, "| faster than torch.compile | %zu / %zu |\n", s->faster_compile,
                            s->with_compile));
+    if (s->with_eager || s->with_compile)
+        TRY(tdx_buf_printf(b, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
+                           100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile));
     return tdx_buf_printf(b, "| wall time of all runs | %.0f s |\n\n", s->seconds);
 }
 

@@ -29,6 +29,8 @@ static void summary_of_canned_rows(void **state)
     assert_true(fabs(s.median_fraction - 0.8) < 1e-9);
     assert_int_equal(s.faster_eager, 2);
     assert_int_equal(s.faster_compile, 2);
+    assert_int_equal(s.tie_eager, 1);   /* relu: 200 us against 200 */
+    assert_int_equal(s.tie_compile, 0); /* relu: 200 against 190, 5 % */
     assert_true(fabs(s.seconds - 195) < 1e-9);
     tdx_buf b;
     tdx_buf_init(&b, 0);
@@ -118,6 +120,8 @@ static void torch_columns_of_canned_rows(void **state)
     assert_int_equal(s.faster_eager, 2);
     assert_int_equal(s.with_compile, 2);
     assert_int_equal(s.faster_compile, 0);
+    assert_int_equal(s.tie_eager, 0);
+    assert_int_equal(s.tie_compile, 0);
     assert_int_equal(s.ref_baseline, 1);
     tdx_buf b;
     tdx_buf_init(&b, 0);
