@@ -466,14 +466,6 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
     return st;
 }
 
-/* Two candidates of different families both won: stack the runner-up's
- * family on the winner and try that too (one more candidate), appended to
- * cands; it becomes the round's best when it beats the winner. With no
- * second winner, the fastest candidate of another family that came out
- * even is the runner-up: a rewrite that does nothing measurable on the
- * untuned kernel can on the tuned one (an fp32 dot's operand layout
- * matters once the tile is large enough for wgmma). ratio_of[i] is
- * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
 /* The timing of a candidate measured against the round's best (best, itself
  * measured against the kept best) rescaled to read against the kept best:
  * its median as measured, the base's such that the ratio is the product. */
@@ -488,6 +480,15 @@ static tdx_loop_timing chained(const tdx_loop_timing *best, const tdx_loop_timin
     return c;
 }
 
+/* Two candidates of different families both won: stack the runner-up's
+ * family on the winner and try that too (one more candidate), appended to
+ * cands, timed side by side with the winner; it becomes the round's best
+ * when it beats it. With no
+ * second winner, the fastest candidate of another family that came out
+ * even is the runner-up: a rewrite that does nothing measurable on the
+ * untuned kernel can on the tuned one (an fp32 dot's operand layout
+ * matters once the tile is large enough for wgmma). ratio_of[i] is
+ * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
 static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
                                 const int *verdict_of, int *best_i, tdx_loop_timing *best_t, size_t *last_ci)
 {
