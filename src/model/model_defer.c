@@ -17,6 +17,7 @@
  * reduction inputs, so that the defer-reduction family (which rewrites them)
  * and rule TDX021 (which reports them) see the same ones. */
 #include <string.h>
+#include <strings.h>
 
 #include "model/model_ctx.h"
 
@@ -304,6 +305,181 @@ size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_de
         }
         if (ok)
             out[n++] = d;
+    }
+    return n;
+}
+
+/* ---- online maximum and sum of exponentials ---------------------------- */
+
+/* float("-inf") / float("-infinity") or -float("inf"), any quotes and case. */
+static int neg_inf(const tdx_src_module *m, const tdx_src_node *e)
+{
+    int neg = 0;
+    if (e && e->kind == TDX_SRC_UNARYOP && e->op == TDX_OP_MINUS) {
+        neg = 1;
+        e = tdx_src_kid(e, TDX_SRC_R_OPERAND);
+    }
+    if (!e || !float_atom(m, e) || e->kind != TDX_SRC_CALL)
+        return 0;
+    size_t l;
+    const char *t = tdx_src_text(m, tdx_src_call_arg(e, 0), &l);
+    if (l < 2 || (t[0] != '"' && t[0] != '\'') || t[l - 1] != t[0])
+        return 0; /* prefixed (r"", f"") or triple-quoted: not read */
+    t++;
+    l -= 2;
+    if (l && *t == '-') {
+        neg = !neg;
+        t++;
+        l--;
+    }
+    return neg && ((l == 3 && strncasecmp(t, "inf", 3) == 0) || (l == 8 && strncasecmp(t, "infinity", 8) == 0));
+}
+
+/* A float literal whose value is zero (0.0, 0., 0e0). */
+static int float_zero(const tdx_src_module *m, const tdx_src_node *e)
+{
+    double v;
+    return e && e->kind == TDX_SRC_NUMBER && float_atom(m, e) && tdx_src_number_value(m, e, &v) == TDX_OK && v == 0.0;
+}
+
+/* The REDUCE op of kernel k made by call, when call is tl.<name>. */
+static const tdx_km_op *reduce_op(const tdx_km_kernel *k, const tdx_src_node *call, const char *dotted)
+{
+    if (!call || call->kind != TDX_SRC_CALL || !tdx_src_is_dotted(tdx_src_call_func(call), dotted))
+        return NULL;
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind == TDX_KM_OP_REDUCE && op->call == call)
+            return op;
+    }
+    return NULL;
+}
+
+/* The plain-name target of a one-target ASSIGN, or NULL. */
+static const char *assigned_name(const tdx_src_node *s)
+{
+    const tdx_src_node *tg = s && s->kind == TDX_SRC_ASSIGN ? tdx_src_kid(s, TDX_SRC_R_TARGET) : NULL;
+    if (!tg || !tdx_src_is_name(tg, NULL) || tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+        return NULL;
+    return tg->name;
+}
+
+/* A reduction of every axis of a tile the model follows, with known sizes
+ * (left to right into shape): its rank, or 0. */
+static int whole_tile(const tdx_src_module *m, const tdx_km_kernel *k, const tdx_km_op *op,
+                      const tdx_src_node **shape)
+{
+    const tdx_src_node *x = tdx_src_call_arg(op->call, 0);
+    int rank = op->input.rank;
+    if (!x || rank < 1 || rank > TDX_KM_MAXRANK || reshapes(x) || !reduces_all(m, op->call, rank))
+        return 0;
+    for (int a = 0; a < rank; a++) {
+        shape[a] = op->input.axis[rank - 1 - a].size;
+        if (!known_size(m, k, shape[a]))
+            return 0;
+    }
+    return rank;
+}
+
+/* Non-zero when the two size expressions have the same text. */
+static int same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_src_node *b)
+{
+    size_t la, lb;
+    const char *ta = tdx_src_text(m, a, &la), *tb = tdx_src_text(m, b, &lb);
+    return la == lb && memcmp(ta, tb, la) == 0;
+}
+
+/* The sum statement `s = s * F + tl.sum(Y)` (either order of either
+ * operator): fills o's sum_op, summed, rescale and s. */
+static int sum_stmt(const tdx_src_module *m, const tdx_km_kernel *k, const tdx_src_node *st, tdx_km_online *o)
+{
+    const char *s = assigned_name(st);
+    const tdx_src_node *v = s ? tdx_src_kid(st, TDX_SRC_R_VALUE) : NULL;
+    if (!v || v->kind != TDX_SRC_BINOP || v->op != TDX_OP_PLUS)
+        return 0;
+    const tdx_src_node *side[2] = {tdx_src_kid(v, TDX_SRC_R_LEFT), tdx_src_kid(v, TDX_SRC_R_RIGHT)};
+    for (int i = 0; i < 2; i++) {
+        const tdx_km_op *op = reduce_op(k, side[i], "tl.sum");
+        const tdx_src_node *p = side[!i];
+        if (!op || !p || p->kind != TDX_SRC_BINOP || p->op != TDX_OP_STAR)
+            continue;
+        const tdx_src_node *l = tdx_src_kid(p, TDX_SRC_R_LEFT), *r = tdx_src_kid(p, TDX_SRC_R_RIGHT);
+        const tdx_src_node *f = tdx_src_is_name(l, s) ? r : tdx_src_is_name(r, s) ? l : NULL;
+        const tdx_src_node *shape[TDX_KM_MAXRANK];
+        if (!f || whole_tile(m, k, op, shape) != o->rank)
+            return 0;
+        for (int a = 0; a < o->rank; a++)
+            if (!same_text(m, shape[a], o->shape[a]))
+                return 0;
+        o->sum_op = op;
+        o->summed = tdx_src_call_arg(op->call, 0);
+        o->rescale = f;
+        o->s = s;
+        return 1;
+    }
+    return 0;
+}
+
+/* Fills o from the tl.max op when it starts an online loop (model.h). */
+static int online_at(const tdx_km_file *f, const tdx_km_kernel *k, const tdx_km_op *op, tdx_km_online *o)
+{
+    const tdx_src_module *m = f->mod;
+    const tdx_src_node *mx = op->call->parent;
+    if (!tdx_src_is_dotted(tdx_src_call_func(op->call), "tl.max") || !mx || mx->kind != TDX_SRC_CALL ||
+        !tdx_src_is_dotted(tdx_src_call_func(mx), "tl.maximum") || tdx_src_call_nargs(mx) != 2 ||
+        tdx_src_kid(mx, TDX_SRC_R_KEYWORD))
+        return 0;
+    const tdx_src_node *a0 = tdx_src_call_arg(mx, 0), *a1 = tdx_src_call_arg(mx, 1);
+    const tdx_src_node *other = a0 == op->call ? a1 : a0;
+    const tdx_src_node *A = mx->parent, *loop = A ? A->parent : NULL;
+    memset(o, 0, sizeof *o);
+    o->m_new = assigned_name(A);
+    if (!o->m_new || tdx_src_kid(A, TDX_SRC_R_VALUE) != mx || !tdx_src_is_name(other, NULL) ||
+        strcmp(other->name, o->m_new) == 0 || A->role != TDX_SRC_R_BODY || !loop || loop->kind != TDX_SRC_FOR ||
+        tdx_src_kid(loop, TDX_SRC_R_ORELSE) || enclosing_def(loop) != k->def || !starts_line(m, loop) ||
+        tdx_km_loop_has_dot(k, loop))
+        return 0;
+    o->m = other->name;
+    o->max_op = op;
+    o->loop = loop;
+    o->max_stmt = A;
+    o->value = tdx_src_call_arg(op->call, 0);
+    o->rank = whole_tile(m, k, op, o->shape);
+    if (!o->rank)
+        return 0;
+    /* the sum, then the move m = m_new, later in the same body */
+    for (const tdx_src_node *st = tdx_src_next(loop, TDX_SRC_R_BODY, A); st && !o->move_stmt;
+         st = tdx_src_next(loop, TDX_SRC_R_BODY, st)) {
+        const char *tg = assigned_name(st);
+        const tdx_src_node *v = tg ? tdx_src_kid(st, TDX_SRC_R_VALUE) : NULL;
+        if (!o->sum_stmt && sum_stmt(m, k, st, o))
+            o->sum_stmt = st;
+        else if (o->sum_stmt && tg && strcmp(tg, o->m) == 0 && tdx_src_is_name(v, o->m_new))
+            o->move_stmt = st;
+    }
+    if (!o->move_stmt || strcmp(o->s, o->m) == 0 || strcmp(o->s, o->m_new) == 0)
+        return 0;
+    int in_f = tdx_src_count_name(o->rescale, o->m), new_f = tdx_src_count_name(o->rescale, o->m_new),
+        new_y = tdx_src_count_name(o->summed, o->m_new);
+    if (!in_f || tdx_src_count_name(loop, o->m) != 2 + in_f || tdx_src_count_name(loop, o->s) != 2 ||
+        tdx_src_count_name(loop, o->m_new) != 2 + new_f + new_y ||
+        tdx_src_count_name(k->def, o->m_new) != tdx_src_count_name(loop, o->m_new))
+        return 0;
+    int found_m = 0, found_s = 0;
+    const tdx_src_node *im = tdx_km_binding_of(k->def, o->m, loop, &found_m);
+    const tdx_src_node *is = tdx_km_binding_of(k->def, o->s, loop, &found_s);
+    return found_m && found_s && neg_inf(m, im) && float_zero(m, is);
+}
+
+size_t tdx_km_online_sums(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_online *out, size_t max)
+{
+    size_t n = 0;
+    if (!f || !k || k->is_helper)
+        return 0;
+    for (size_t i = 0; i < k->ops.len && n < max; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind == TDX_KM_OP_REDUCE && op->call && online_at(f, k, op, &out[n]))
+            n++;
     }
     return n;
 }

@@ -1,0 +1,123 @@
+"""On the GPU machine: where log_softmax_long's online loop loses time, by
+variants of its kernel. The task's kernel keeps the running maximum and sum as
+scalars: every iteration pays two cross-warp reductions (tl.max, tl.sum) with
+their barriers. The variants keep them as elementwise tiles of the block's
+shape (one maximum and one rescaled sum per lane), reduced once after the
+loop -- with tl.exp or tl.exp2, at several blocks and warps -- and one variant
+loads the whole row at once (one block of 65536, 32 warps). Each variant is
+checked against the task's reference on the bench shape and timed with
+triton.testing.do_bench (median, L2 flushed by it).
+
+    python3 bench/gpu/online_variants.py
+"""
+import importlib.util
+import os
+import re
+import tempfile
+
+import torch
+import triton
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TASK = os.path.join(ROOT, "bench", "tasks", "log_softmax_long.py")
+
+SCALAR_LOOP = """    m = -float("inf")
+    s = 0.0
+    for start in range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + offs, mask=offs < n_cols, other=-float("inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m = m_new
+    lse = m + tl.log(s)
+"""
+
+# the running state per lane; a lane that has seen only masked (-inf) values
+# keeps m = -inf and s = 0 (the guards keep exp(-inf - -inf) out)
+VECTOR_LOOP = """    m = tl.full([BLOCK], -float("inf"), tl.float32)
+    s = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + offs, mask=offs < n_cols, other=-float("inf")).to(tl.float32)
+        m_new = tl.maximum(m, x)
+        seen = m_new > -float("inf")
+        s = tl.where(seen, s * EXP(SCALE(m - m_new)) + EXP(SCALE(x - m_new)), 0.0)
+        m = m_new
+    m_row = tl.max(m, axis=0)
+    s_row = tl.sum(tl.where(m > -float("inf"), s * EXP(SCALE(m - m_row)), 0.0), axis=0)
+    lse = m_row + tl.log(s_row)
+"""
+
+ONE_BLOCK = """    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_row + offs, mask=offs < n_cols, other=-float("inf")).to(tl.float32)
+    m = tl.max(x, axis=0)
+    lse = m + tl.log(tl.sum(tl.exp(x - m), axis=0))
+"""
+
+
+def load(text, name):
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, name + ".py")
+    with open(path, "w") as f:
+        f.write(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def sub(text, old, new):
+    if old not in text:
+        raise SystemExit(f"variant edit not found: {old!r}")
+    return text.replace(old, new)
+
+
+def launch(text, block, warps):
+    call = "BLOCK=1024)"
+    new = f"BLOCK={block}" + (f", num_warps={warps})" if warps else ")")
+    return sub(text, call, new)
+
+
+def vector(text, exp2):
+    body = VECTOR_LOOP.replace("EXP", "tl.exp2" if exp2 else "tl.exp")
+    body = re.sub(r"SCALE\(([^()]*)\)", (r"(\1) * 1.4426950408889634") if exp2 else r"(\1)", body)
+    return sub(text, SCALAR_LOOP, body)
+
+
+def variants(text):
+    yield "task kernel (scalar state, BLOCK 1024, 4 warps)", text
+    for b, w in ((2048, 8), (4096, 8)):
+        yield f"scalar state, BLOCK {b}, {w} warps", launch(text, b, w)
+    v, v2 = vector(text, False), vector(text, True)
+    yield "vector state, exp, BLOCK 1024, 4 warps", v
+    yield "vector state, exp2, BLOCK 1024, 4 warps", v2
+    for b, w in ((1024, 8), (2048, 4), (2048, 8), (4096, 8), (4096, 16), (512, 4)):
+        yield f"vector state, exp2, BLOCK {b}, {w} warps", launch(v2, b, w)
+    one = sub(text, SCALAR_LOOP, ONE_BLOCK)
+    for w in (16, 32):
+        yield f"one block (65536), {w} warps", launch(one, 65536, w)
+
+
+def main():
+    with open(TASK) as f:
+        text = f.read()
+    base = load(text, "lsm_base")
+    ins = base.make_inputs(base.SHAPES["bench"], device="cuda", seed=0)
+    ref = base.reference(*ins).float()
+    t_torch = triton.testing.do_bench(lambda: base.torch_impl(*ins))
+    print("| variant | ms | max abs. error |")
+    print("|---|---|---|")
+    print(f"| torch eager | {t_torch:.3f} | |", flush=True)
+    for i, (label, vt) in enumerate(variants(text)):
+        try:
+            m = load(vt, f"lsm_v{i}")
+            out = m.launch(*ins)
+            err = (out.float() - ref).abs().max().item()
+            ms = triton.testing.do_bench(lambda: m.launch(*ins))
+            print(f"| {label} | {ms:.3f} | {err:.1e} |", flush=True)
+        except Exception as e:  # noqa: BLE001
+            print(f"| {label} | {type(e).__name__}: {str(e)[:100]} | |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
