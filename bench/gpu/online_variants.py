@@ -3,12 +3,14 @@ variants of its kernel. The task's kernel keeps the running maximum and sum as
 scalars: every iteration pays two cross-warp reductions (tl.max, tl.sum) with
 their barriers. The variants keep them as elementwise tiles of the block's
 shape (one maximum and one rescaled sum per lane), reduced once after the
-loop -- with tl.exp or tl.exp2, at several blocks and warps -- and one variant
-loads the whole row at once (one block of 65536, 32 warps). Each variant is
+loop -- with tl.exp or tl.exp2, at several blocks and warps; one block of
+65536 for the whole row with the write pass reloading it, and one pass that
+loads the row once and reuses it for the write (upcast at the load or kept in
+16 bits), at 8, 16 and 32 warps. Each variant is
 checked against the task's reference on the bench shape and timed with
 triton.testing.do_bench (median, L2 flushed by it).
 
-    python3 bench/gpu/online_variants.py
+    python3 bench/gpu/online_variants.py            (ONLY="one pass": the labels holding it)
 """
 import importlib.util
 import os
@@ -55,6 +57,22 @@ ONE_BLOCK = """    offs = tl.arange(0, BLOCK)
 """
 
 
+# the whole row in one block, loaded once and reused by the write (the
+# single-pass form): upcast at the load, or kept in 16 bits and upcast where used
+ONE_PASS = """    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_row + offs, mask=offs < n_cols, other=-float("inf"))CAST
+    m = tl.max(x, axis=0).to(tl.float32)
+    lse = m + tl.log(tl.sum(tl.exp(x.to(tl.float32) - m), axis=0))
+    tl.store(y_row + offs, (x.to(tl.float32) - lse).to(y_row.dtype.element_ty), mask=offs < n_cols)
+"""
+
+WRITE_LOOP = """    for start in range(0, n_cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + offs, mask=offs < n_cols, other=0.0).to(tl.float32)
+        tl.store(y_row + offs, (x - lse).to(y_row.dtype.element_ty), mask=offs < n_cols)
+"""
+
+
 def load(text, name):
     d = tempfile.mkdtemp()
     path = os.path.join(d, name + ".py")
@@ -95,7 +113,11 @@ def variants(text):
         yield f"vector state, exp2, BLOCK {b}, {w} warps", launch(v2, b, w)
     one = sub(text, SCALAR_LOOP, ONE_BLOCK)
     for w in (16, 32):
-        yield f"one block (65536), {w} warps", launch(one, 65536, w)
+        yield f"one block (65536), {w} warps, the write pass reloads", launch(one, 65536, w)
+    for cast, label in ((".to(tl.float32)", "fp32 at the load"), ("", "16-bit kept")):
+        one = sub(sub(text, WRITE_LOOP, ""), SCALAR_LOOP, ONE_PASS.replace("CAST", cast))
+        for w in (8, 16, 32):
+            yield f"one pass, one block (65536), {label}, {w} warps", launch(one, 65536, w)
 
 
 def main():
@@ -108,7 +130,10 @@ def main():
     print("| variant | ms | max abs. error |")
     print("|---|---|---|")
     print(f"| torch eager | {t_torch:.3f} | |", flush=True)
+    only = os.environ.get("ONLY", "")  # a part of the labels to run ("one pass")
     for i, (label, vt) in enumerate(variants(text)):
+        if only not in label:
+            continue
         try:
             m = load(vt, f"lsm_v{i}")
             out = m.launch(*ins)

@@ -359,40 +359,6 @@ int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop);
  * no tl.dot. Fills out[0, max) and returns how many there are. */
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
 
-/* A running maximum and sum of exponentials over a loop (the online
- * normaliser of softmax, Milakov & Gimelshein 2018), kept as scalars:
- *
- *     m_new = tl.maximum(m, tl.max(x, axis=0))                          (max_stmt)
- *     s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)     (sum_stmt)
- *     m = m_new                                                         (move_stmt)
- *
- * Both reductions cross the warps every iteration. Per-lane maxima and
- * sums of the tile's shape take the tiles elementwise (each lane rescales
- * its own sum when its own maximum grows), and the lanes are combined once
- * after the loop. */
-typedef struct tdx_km_online {
-    const tdx_km_op *max_op, *sum_op;
-    const tdx_src_node *loop;     /* the FOR whose body holds the three statements */
-    const tdx_src_node *max_stmt, *sum_stmt, *move_stmt;
-    const tdx_src_node *value;    /* the tile tl.max reduces */
-    const tdx_src_node *summed;   /* the tile tl.sum reduces */
-    const tdx_src_node *rescale;  /* the factor the running sum is multiplied by */
-    const char *m, *m_new, *s;    /* the running maximum, its next value, the running sum */
-    int rank;                     /* the tiles' rank */
-    const tdx_src_node *shape[TDX_KM_MAXRANK]; /* axis sizes, left to right, as in tdx_km_deferred */
-} tdx_km_online;
-
-/* The online maximum-and-sum loops of kernel k (source order): the three
- * statements above, in that order, directly in the body of a loop that
- * starts its line, has no else and holds no tl.dot; both reductions take
- * every axis of tiles of one shape whose sizes are known before the loop;
- * m starts at float("-inf") (or -float("inf")) and s at a float zero before
- * the loop; the rescale factor names m (and no s); m, s and m_new are named
- * nowhere else in the loop but in the rescale factor and the summed tile
- * (m_new only), and m_new nowhere outside it. Fills out[0, max) and returns
- * how many there are. */
-size_t tdx_km_online_sums(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_online *out, size_t max);
-
 /* ---- atomics ordered for nothing (model_atomic.c) ---- */
 enum { TDX_KM_ATOMIC_MAX = 16 };
 /* The tl.atomic_add / max / min / and / or / xor calls of kernel def that

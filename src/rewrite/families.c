@@ -655,7 +655,7 @@ static const tdx_rw_family families[] = {
     {"single-pass-reduction", "consecutive loops over one row that load the same pointer", fam_single_pass},
     {"split-k", "a tl.dot loop over K whose result is stored as it is (or cast)", fam_split_k},
     {"split-reduction", "a loop that sums, maximises or minimises loaded values into one accumulator stored once after it", fam_split_reduction},
-    {"defer-reduction", "a loop statement that adds (or maximises, minimises) tl.sum / tl.max / tl.min of the iteration's whole tile into a float scalar, or of one axis of a 2-D tile into a float tile; an online maximum and sum of exponentials kept as scalars", fam_defer_reduction},
+    {"defer-reduction", "a loop statement that adds (or maximises, minimises) tl.sum / tl.max / tl.min of the iteration's whole tile into a float scalar, or of one axis of a 2-D tile into a float tile", fam_defer_reduction},
     {"peel-masks", "a loop over blocks of offsets start + tl.arange(0, STEP) whose masks compare them with loop-invariant bounds", fam_peel_masks},
     {"relax-atomics", "tl.atomic_add / max / min / and / or / xor statements without sem= in a kernel with no cas, xchg, used atomic result, or load through the pointer they write", fam_relax_atomics},
     {"fold-programs", "one tl.program_id(0) on a 1-D grid, straight-line element-wise code (and row reductions) on 1-D tiles", fam_fold_programs},

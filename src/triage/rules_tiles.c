@@ -365,30 +365,6 @@ void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "reduction", "%s", d[i].op->name);
         tdx_finding_fact(t->ledger, f, "tile", "%s", shape);
     }
-    tdx_km_online o[4];
-    n = tdx_km_online_sums(t->file, k, o, 4);
-    for (size_t i = 0; i < n; i++) {
-        tdx_km_deferred sh = {0};
-        sh.rank = o[i].rank;
-        memcpy(sh.shape, o[i].shape, sizeof o[i].shape);
-        char shape[160];
-        (void)tdx_km_deferred_shape(t->file->mod, &sh, " x ", shape, sizeof shape);
-        const tdx_src_node *var = tdx_src_kid(o[i].loop, TDX_SRC_R_TARGET);
-        tdx_finding *f = tdx_tri_add(t, "TDX021", o[i].max_op->call, 0, 0, k->name, 0.35,
-                                     "each iteration of the loop over '%s' reduces its %s tile twice, into the "
-                                     "running maximum '%s' and the running sum '%s'",
-                                     var && var->kind == TDX_SRC_NAME ? var->name : "?", shape, o[i].m, o[i].s);
-        if (!f)
-            return;
-        tdx_finding_set_hypothesis(t->ledger, f,
-                                   "each iteration reduces its tile across the warps twice (tl.max, then tl.sum "
-                                   "of the exponentials), each through shared memory with barriers; a running "
-                                   "maximum and sum per lane, rescaled elementwise, are combined once after the "
-                                   "loop");
-        tdx_finding_fact(t->ledger, f, "accumulator", "%s", o[i].s);
-        tdx_finding_fact(t->ledger, f, "reduction", "max+sum");
-        tdx_finding_fact(t->ledger, f, "tile", "%s", shape);
-    }
 }
 
 /* TDX022: a loop with a tl.dot whose masks only its last blocks need
