@@ -553,8 +553,9 @@ static int still_short(const run *r, const tdx_loop_timing *t)
  * *keep_ci is then its index. One per round, so that a round of one
  * candidate reaches the rewrite the next round would start from. When no
  * finding opens anything up and the best is still short of the target,
- * the search the round left out (retune, else autotune) on the best takes
- * the place (the journal's summary ends "(search)"). */
+ * a search on the best takes the place (the journal's summary ends
+ * "(search)"): retune's next step unless the round timed that source,
+ * else autotune unless the round tried it. */
 static tdx_status follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
                             tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
 {
@@ -563,11 +564,7 @@ static tdx_status follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_
     const tdx_loop_cand *best = &cands->items[*best_i];
     tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, &next, rule, sizeof rule, r->diags);
     if (fs == TDX_ERR_NOTFOUND && still_short(r, best_t)) {
-        const char *tried[64];
-        size_t nt = 0;
-        for (size_t i = 0; i < cands->len && nt < 64; i++)
-            tried[nt++] = cands->items[i].family;
-        fs = tdx_loop_builtin_search_on(r->o->task_path, best, tried, nt, &next, r->diags);
+        fs = tdx_loop_builtin_search_on(r->o->task_path, best, cands->items, cands->len, &next, r->diags);
         snprintf(rule, sizeof rule, "search");
     }
     if (fs == TDX_ERR_NOMEM)

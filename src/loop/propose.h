@@ -20,14 +20,15 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
 tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand *best, const tdx_ledger *seen,
                                       tdx_loop_cand *out, char *rule, size_t rule_cap, tdx_diags *diags);
 
-/* A search the round left out: when no finding opened anything up
+/* A search on the round's best: when no finding opened anything up
  * (tdx_loop_builtin_follow_up gave TDX_ERR_NOTFOUND), retune's first
- * candidate on best, else autotune's, for the first of the two that is not in
- * best's stack nor in any of the ntried '+'-joined family names (the round's
- * candidates). Family "A+F". TDX_ERR_NOTFOUND when both were tried or yield
- * nothing. *out owns its source. */
-tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const char *const *tried,
-                                      size_t ntried, tdx_loop_cand *out, tdx_diags *diags);
+ * candidate on best -- a next step when best was retuned already -- unless
+ * its source is that of one of the round's nround candidates; else
+ * autotune's, unless autotune is in best's stack or in any of theirs (the
+ * '+'-joined family names). Family "A+F". TDX_ERR_NOTFOUND when neither
+ * gives a new candidate. *out owns its source. */
+tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *round,
+                                      size_t nround, tdx_loop_cand *out, tdx_diags *diags);
 
 /* Stack two rewrites that each won on their own: built-in family
  * second->family applied to the source of `best` (a candidate that passed),

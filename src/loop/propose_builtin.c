@@ -210,15 +210,25 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
     return st;
 }
 
-tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const char *const *tried,
-                                      size_t ntried, tdx_loop_cand *out, tdx_diags *diags)
+/* Non-zero when c's source is that of one of the n candidates. */
+static int same_source(const tdx_loop_cand *c, const tdx_loop_cand *round, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (round[i].source && round[i].len == c->len && memcmp(round[i].source, c->source, c->len) == 0)
+            return 1;
+    return 0;
+}
+
+tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *round,
+                                      size_t nround, tdx_loop_cand *out, tdx_diags *diags)
 {
     static const char *const searches[] = {"retune", "autotune"};
     memset(out, 0, sizeof *out);
     for (size_t s = 0; s < sizeof searches / sizeof searches[0]; s++) {
-        int old = in_stack(best->family, searches[s]);
-        for (size_t i = 0; i < ntried && !old; i++)
-            old = in_stack(tried[i], searches[s]);
+        /* autotune once: on a tuned kernel, or after the round tried it */
+        int old = s == 1 && in_stack(best->family, searches[s]);
+        for (size_t i = 0; i < nround && s == 1 && !old; i++)
+            old = in_stack(round[i].family, searches[s]);
         if (old)
             continue;
         tdx_loop_cand top;
@@ -226,6 +236,11 @@ tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand
         snprintf(top.family, sizeof top.family, "%s", searches[s]);
         snprintf(top.origin, sizeof top.origin, "builtin");
         tdx_status st = stack_on(task_path, best, &top, "best", out, diags);
+        if (st == TDX_OK && same_source(out, round, nround)) {
+            free(out->source);
+            memset(out, 0, sizeof *out);
+            continue; /* retune's next step on the best is a candidate the round timed */
+        }
         if (st != TDX_ERR_NOTFOUND)
             return st;
     }

@@ -156,6 +156,38 @@ def test_two_winning_families_are_stacked(tmp_path):
             assert "tl.exp2" in opt and opt.count("tl.load(") < task.read_text().count("tl.load(")
 
 
+BLOCK_TIMER = '''#!/usr/bin/env python3
+import json, re, sys
+def model(path):
+    launch = open(path).read().split("def launch")[-1]
+    m = re.search(r"BLOCK=(\\d+)", launch)      # a larger block is faster; autotune's has none
+    return 1e-3 * 1024 / (int(m.group(1)) if m else 1024)
+base = model(sys.argv[1])
+cand = model(sys.argv[2]) if sys.argv[2] != "-" else 0.0
+print(json.dumps({"base_median_s": base, "base_iqr_s": 0.001 * base, "cand_median_s": cand,
+                  "cand_iqr_s": 0.001 * cand, "fraction": 1e-4 / (cand or base)}))
+'''
+
+
+def test_the_search_takes_retunes_next_step_on_a_retuned_best(tmp_path):
+    """relu's round tries retune (BLOCK 256 -> 1024) and autotune; retune wins,
+    autotune on it is the stack. The search follow-up is retune's next step on
+    the retuned best (1024 -> 4096, a source the round did not time), not
+    nothing because the round had tried retune; it wins and is kept."""
+    timer = tmp_path / "block_timer.py"
+    timer.write_text(BLOCK_TIMER)
+    timer.chmod(0o755)
+    task = tmp_path / "relu.py"
+    shutil.copy(ROOT / "bench" / "tasks" / "relu.py", task)
+    cands, kept = one_round(task, timer)
+    fams = [c["family"] for c in cands]
+    assert fams == ["retune", "autotune", "retune+autotune", "retune+retune"], cands
+    assert cands[3]["summary"].endswith("BLOCK 1024 -> 4096, num_warps 8 (search)"), cands[3]
+    assert cands[3]["verdict"] == "faster" and cands[3]["against"] == 1, cands[3]
+    assert kept and kept[-1]["family"] == "retune+retune", kept
+    assert "BLOCK=4096" in (tmp_path / "relu.opt.py").read_text()
+
+
 def test_no_search_follows_a_round_that_reached_the_roofline_target(tmp_path):
     """The same round with a timer that puts the task at 10 % of the roofline
     and every candidate at 90 %: the stack reaches the target, so no search
