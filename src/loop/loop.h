@@ -28,7 +28,7 @@
 typedef struct tdx_loop_cand {
     char *source;        /* the whole rewritten task file (malloc'd) */
     size_t len;
-    char family[48];     /* rewrite family applied */
+    char family[128];    /* rewrite family applied: a stack "A+B+C+..." */
     char origin[16];     /* "builtin" or "llm" */
     char summary[256];   /* one line: what changed */
     int cites[8];        /* finding ids it rests on */
