@@ -60,6 +60,11 @@ typedef struct tdx_bench_summary {
     double geomean, median;      /* speedup over the task's initial kernel */
     size_t above2, above5;
     double median_fraction;      /* final fraction of the roofline, over tasks that know it */
+    /* the speedups the roofline allows: per task 1 / fraction_before (its
+     * floor is a lower bound on its time), or the speedup reached when that
+     * is more (a measured ceiling can be beaten by a little) or the fraction
+     * is unknown; over the tasks run. -1 when no task knows its fraction. */
+    double bound_geomean, bound_median;
     size_t faster_eager, with_eager;     /* over tasks run with an eager time */
     size_t faster_compile, with_compile; /* over tasks run with a torch.compile time */
     size_t tie_eager, tie_compile;       /* of those, final within TDX_BENCH_TIE of torch's, either way */

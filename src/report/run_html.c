@@ -548,6 +548,10 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
                            s->geomean, s->median, s->above2, s->ok, s->above5, s->ok));
     if (s->median_fraction >= 0)
         TRY(tdx_buf_printf(b, "<tr><th>median final roofline</th><td>%.0f%%</td></tr>\n", 100 * s->median_fraction));
+    if (s->bound_geomean > 0)
+        TRY(tdx_buf_printf(b, "<tr><th>geomean / median at every roofline floor (the most the suite allows)</th>"
+                              "<td>%.2f× / %.2f×</td></tr>\n",
+                           s->bound_geomean, s->bound_median));
     if (s->with_eager)
         TRY(tdx_buf_printf(b, "<tr><th>faster than torch eager</th><td>%zu / %zu</td></tr>\n", s->faster_eager,
                            s->with_eager));

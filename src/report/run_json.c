@@ -218,6 +218,8 @@ static json_t *bench_json(const tdx_rep_model *m)
         set_num(sum, "geomean", u->geomean, 0);
         set_num(sum, "median", u->median, 0);
         set_num(sum, "median_fraction", u->median_fraction, 0);
+        set_num(sum, "bound_geomean", u->bound_geomean, 0);
+        set_num(sum, "bound_median", u->bound_median, 0);
         json_object_set_new(sum, "seconds", json_real(u->seconds));
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(s->name));

@@ -415,6 +415,9 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
                            s->geomean, s->median, s->above2, s->ok, s->above5, s->ok));
     if (s->median_fraction >= 0)
         TRY(tdx_buf_printf(b, "| median final roofline | %.0f%% |\n", 100 * s->median_fraction));
+    if (s->bound_geomean > 0)
+        TRY(tdx_buf_printf(b, "| geomean / median at every roofline floor (the most the suite allows) | %.2f× / %.2f× |\n",
+                           s->bound_geomean, s->bound_median));
     if (s->with_eager)
         TRY(tdx_buf_printf(b, "| faster than torch eager | %zu / %zu |\n", s->faster_eager, s->with_eager));
     if (s->with_compile)

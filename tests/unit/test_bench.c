@@ -32,6 +32,24 @@ static void summary_of_canned_rows(void **state)
     assert_int_equal(s.tie_eager, 1);   /* relu: 200 us against 200 */
     assert_int_equal(s.tie_compile, 0); /* relu: 200 against 190, 5 % */
     assert_true(fabs(s.seconds - 195) < 1e-9);
+    /* the most the roofline allows: 1 / fraction before (5, 1.11, 10), or the
+     * speedup reached when more */
+    assert_true(fabs(s.bound_geomean - cbrt(5.0 * (1 / 0.9) * 10.0)) < 1e-9);
+    assert_true(fabs(s.bound_median - 5.0) < 1e-9);
+    {
+        tdx_bench_summary u;
+        double fb = r.rows[2].fraction_before;
+        r.rows[2].fraction_before = 0.2; /* matmul reached 8x from 20 %: 8 counts, not 5 */
+        tdx_bench_summarize(&r, &u);
+        assert_true(fabs(u.bound_geomean - cbrt(5.0 * (1 / 0.9) * 8.0)) < 1e-9);
+        for (size_t i = 0; i < r.len; i++)
+            r.rows[i].fraction_before = -1;
+        tdx_bench_summarize(&r, &u);
+        assert_true(u.bound_geomean < 0 && u.bound_median < 0); /* no fraction known: no bound */
+        r.rows[0].fraction_before = 0.2;
+        r.rows[1].fraction_before = 0.9;
+        r.rows[2].fraction_before = fb;
+    }
     tdx_buf b;
     tdx_buf_init(&b, 0);
     assert_int_equal(tdx_bench_markdown(&r, &s, &b), TDX_OK);
