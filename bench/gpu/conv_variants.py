@@ -13,7 +13,6 @@ repetitions, L2 flushed by it).
 
     TDX=build/tritondx python3 bench/gpu/conv_variants.py
 """
-import importlib.util
 import os
 import re
 import subprocess
@@ -22,6 +21,9 @@ import tempfile
 
 import torch
 import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from variant_util import load, sub  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VAR = os.path.join(ROOT, "bench", "variants")
@@ -36,23 +38,6 @@ def rewrite(family, path):
     first = r.stdout.splitlines()[0].split("\t")[0]
     with open(first) as f:
         return f.read()
-
-
-def load(text, name):
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, name + ".py")
-    with open(path, "w") as f:
-        f.write(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def sub(text, old, new):
-    if old not in text:
-        raise SystemExit(f"variant edit not found: {old!r}")
-    return text.replace(old, new)
 
 
 def launch_kw(text, **kw):

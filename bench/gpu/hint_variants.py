@@ -10,13 +10,14 @@ must give the unchanged kernel's output bit for bit.
 
     python3 bench/gpu/hint_variants.py FILE.py ...     (NO_COMPILE=1: no torch.compile column)
 """
-import importlib.util
 import os
 import sys
-import tempfile
 
 import torch
 import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from variant_util import load  # noqa: E402
 
 
 def calls(text, name):
@@ -52,17 +53,6 @@ def add_kwarg(text, name, kw, value, first_only=False):
         sep = "" if inner.endswith(",") else ", "
         text = text[:start] + inner + f"{sep}{kw}={value}" + text[end:]
     return text
-
-
-def load(text, name):
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, name + ".py")
-    with open(path, "w") as f:
-        f.write(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def variants(text):

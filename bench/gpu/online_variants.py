@@ -12,27 +12,25 @@ triton.testing.do_bench (median, L2 flushed by it).
 
     python3 bench/gpu/online_variants.py            (ONLY="one pass": the labels holding it)
 """
-import importlib.util
 import os
 import re
-import tempfile
+import sys
 
 import torch
 import triton
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from variant_util import load, sub  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TASK = os.path.join(ROOT, "bench", "tasks", "log_softmax_long.py")
 
-SCALAR_LOOP = """    m = -float("inf")
-    s = 0.0
-    for start in range(0, n_cols, BLOCK):
-        offs = start + tl.arange(0, BLOCK)
-        x = tl.load(x_row + offs, mask=offs < n_cols, other=-float("inf")).to(tl.float32)
-        m_new = tl.maximum(m, tl.max(x, axis=0))
-        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
-        m = m_new
-    lse = m + tl.log(s)
-"""
+
+def scalar_loop(text):
+    """The task's online loop, from its running maximum's first line to lse's."""
+    a = text.index('    m = -float("inf")\n')
+    return text[a:text.index("\n", text.index("    lse = ", a)) + 1]
+
 
 # the running state per lane; a lane that has seen only masked (-inf) values
 # keeps m = -inf and s = 0 (the guards keep exp(-inf - -inf) out)
@@ -73,23 +71,6 @@ WRITE_LOOP = """    for start in range(0, n_cols, BLOCK):
 """
 
 
-def load(text, name):
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, name + ".py")
-    with open(path, "w") as f:
-        f.write(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def sub(text, old, new):
-    if old not in text:
-        raise SystemExit(f"variant edit not found: {old!r}")
-    return text.replace(old, new)
-
-
 def launch(text, block, warps):
     call = "BLOCK=1024)"
     new = f"BLOCK={block}" + (f", num_warps={warps})" if warps else ")")
@@ -99,7 +80,7 @@ def launch(text, block, warps):
 def vector(text, exp2):
     body = VECTOR_LOOP.replace("EXP", "tl.exp2" if exp2 else "tl.exp")
     body = re.sub(r"SCALE\(([^()]*)\)", (r"(\1) * 1.4426950408889634") if exp2 else r"(\1)", body)
-    return sub(text, SCALAR_LOOP, body)
+    return sub(text, scalar_loop(text), body)
 
 
 def variants(text):
@@ -111,11 +92,11 @@ def variants(text):
     yield "vector state, exp2, BLOCK 1024, 4 warps", v2
     for b, w in ((1024, 8), (2048, 4), (2048, 8), (4096, 8), (4096, 16), (512, 4)):
         yield f"vector state, exp2, BLOCK {b}, {w} warps", launch(v2, b, w)
-    one = sub(text, SCALAR_LOOP, ONE_BLOCK)
+    one = sub(text, scalar_loop(text), ONE_BLOCK)
     for w in (16, 32):
         yield f"one block (65536), {w} warps, the write pass reloads", launch(one, 65536, w)
     for cast, label in ((".to(tl.float32)", "fp32 at the load"), ("", "16-bit kept")):
-        one = sub(sub(text, WRITE_LOOP, ""), SCALAR_LOOP, ONE_PASS.replace("CAST", cast))
+        one = sub(sub(text, WRITE_LOOP, ""), scalar_loop(text), ONE_PASS.replace("CAST", cast))
         for w in (8, 16, 32):
             yield f"one pass, one block (65536), {label}, {w} warps", launch(one, 65536, w)
 

@@ -17,7 +17,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hint_variants import load  # noqa: E402
+from variant_util import load  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TDX = os.environ.get("TDX", os.path.join(ROOT, "build", "tritondx"))
