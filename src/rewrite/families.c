@@ -245,6 +245,45 @@ static int clamp_tile(int v, long long n, int lo)
     return p < v ? p : v;
 }
 
+/* The most elements of one reduced 2-D (or larger) tile a thread of kernel
+ * def would hold with block parameter `name` at nv and nw warps: over the
+ * kernel's reductions of such tiles (a deferred accumulator keeps one whole
+ * in registers beside the loaded tile), the product of the axis sizes over
+ * 32 x nw; 0 when there is none or a size is unknown. On the H200 the
+ * retune candidates that took col_mean's [64, BLOCK_N] fp32 accumulator to
+ * 128 elements a thread and more were the slow ones (1.02x and 9.6x the
+ * kept kernel's time, against 0.79x for two warps at 64; bench/RESULTS.md,
+ * thirteenth session). */
+static long long reduce_tile_per_thread(fam_task *t, const tdx_src_node *def, const char *name, long long nv,
+                                        long long nw)
+{
+    const tdx_km_file *f = fam_model(t);
+    long long worst = 0;
+    for (size_t i = 0; f && i < f->kernels.len; i++) {
+        const tdx_km_kernel *k = f->kernels.items[i];
+        for (size_t j = 0; k->def == def && j < k->ops.len; j++) {
+            const tdx_km_op *op = k->ops.items[j];
+            if (op->kind != TDX_KM_OP_REDUCE || op->input.rank < 2 || op->input.rank > TDX_KM_MAXRANK)
+                continue;
+            long long prod = 1;
+            int ok = 1;
+            for (int a = 0; a < op->input.rank && ok; a++) {
+                const tdx_src_node *sz = op->input.axis[a].size;
+                long long v = 0;
+                if (tdx_src_is_name(sz, name))
+                    v = nv;
+                else if (!fam_size_value(t, def, sz, &v))
+                    ok = 0;
+                ok = ok && v > 0 && v <= (1 << 20) && prod <= (1LL << 40) / v;
+                prod = ok ? prod * v : prod;
+            }
+            if (ok && nw > 0 && prod / (32 * nw) > worst)
+                worst = prod / (32 * nw);
+        }
+    }
+    return worst;
+}
+
 static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -382,6 +421,8 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                     nw = cur * mult[m];
                 if (nw > 16)
                     nw = 16;
+                if (kd && reduce_tile_per_thread(t, kd, b[i].name, nv, nw ? nw : cur) > 64)
+                    continue; /* a reduced tile past 64 elements a thread: spills */
                 fam_edits e = {0};
                 set_block(t, &e, L, &b[i], nv, nb > 1);
                 if (nw) {

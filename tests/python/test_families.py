@@ -249,20 +249,22 @@ def test_dot_accumulate_leaves_other_loops_alone(edit, tmp_path):
     assert "TDX024" in r.stdout, r.stdout
 
 
-@pytest.mark.parametrize("task,grid", [("transpose.py", "triton.cdiv(n_rows, 64)"),
-                                       ("col_sum.py", "triton.cdiv(n_cols, 64)")])
-def test_retune_leaves_a_grid_the_kernel_tiles_by_a_literal(task, grid, tmp_path):
+@pytest.mark.parametrize("task,grid,block", [("transpose.py", "triton.cdiv(n_rows, 64)", 256),
+                                             ("col_sum.py", "triton.cdiv(n_cols, 64)", 128)])
+def test_retune_leaves_a_grid_the_kernel_tiles_by_a_literal(task, grid, block, tmp_path):
     """coalesce writes `row = tl.program_id(0) * 64 + tl.arange(0, 64)` and a
     grid of cdiv(n_rows, 64) beside BLOCK=64, the step of its other loop.
     retune's BLOCK 64 -> 256 used to change the grid's 64 too, leaving three
     quarters of the rows unwritten (rejected on the H200, every suite run);
-    the grid is the literal's, not BLOCK's, and stays."""
+    the grid is the literal's, not BLOCK's, and stays. (col_sum reduces its
+    [BLOCK, 64] tile: 256 rows would be 128 elements a thread, so its first
+    block is 128.)"""
     src = ROOT / "bench" / "tasks" / task
     coalesced = rewrite("coalesce", src, tmp_path / "a")[0]
     assert "tl.program_id(0) * 64" in Path(coalesced).read_text()
     cands = rewrite("retune", coalesced, tmp_path / "b")
     text = Path(cands[0]).read_text()
-    assert "BLOCK=256" in text and grid in text, text
+    assert f"BLOCK={block}" in text and grid in text, text
     res = check_task(str(src), device="cpu", seeds=(0,), candidate=cands[0])
     assert res["ok"], res.get("error")
 

@@ -230,6 +230,21 @@ def test_defer_reduction_bench_tasks(task, init, update, final, tmp_path):
     assert rewrite("defer-reduction", cand, tmp_path / "b") == []
 
 
+def test_retune_keeps_a_deferred_tile_within_64_elements_a_thread(tmp_path):
+    """col_mean_bf16 as the suite keeps it (vectorize-loop, split-reduction,
+    defer-reduction): its [64, BLOCK_N] fp32 accumulator is reduced after the
+    loop. retune leaves out the blocks that would give a thread 128 or more of
+    its elements (BLOCK_N 256 and 1024 at 4 warps were the slow candidates on
+    the H200); BLOCK_N 128 (64 a thread) comes first, the warps follow."""
+    src = TASKS / "col_mean_bf16.py"
+    for i, fam in enumerate(("vectorize-loop", "split-reduction", "defer-reduction")):
+        src = Path(rewrite(fam, src, tmp_path / str(i))[0][0])
+    text = src.read_text()
+    assert "tl.zeros([64, BLOCK_N], dtype=tl.float32)" in text and "BLOCK_N=64" in text, text
+    got = [summary.split(": ", 1)[1] for _, summary in rewrite("retune", src, tmp_path / "r")]
+    assert got == ["BLOCK_N 64 -> 128", "num_warps 4 -> 8", "num_warps 4 -> 2", "num_warps 4 -> 16"], got
+
+
 def test_check_catches_a_deferred_min_started_from_the_wrong_end(tmp_path):
     """The negative control: the minimum's block accumulator must start at
     +inf (the identity of tl.minimum); started at -inf it never moves, and
