@@ -41,6 +41,10 @@ static const struct {
                        "row) per value 16 values at a time, as tl.dot(column, row, input_precision=\"ieee\")"},
     {"operand-layout", "pass the fp32 tl.dot operand K-major (a copy at launch whose K axis is contiguous): the "
                        "tf32 wgmma reads 32-bit operands from shared memory only K-major"},
+    {"tensor-descriptors", "load the tl.dot operand tiles through tensor descriptors "
+                           "(triton.tools.tensor_descriptor.TensorDescriptor built in launch, desc.load([row, col]) "
+                           "in the kernel): the TMA unit copies each tile; keep the pointer kernel for inputs that "
+                           "are not 16-byte aligned"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},
     {"coalesce", "re-tile so consecutive threads touch consecutive addresses on the contiguous axis"},
     {"exp2", "use exp2 with a folded log2(e) scale instead of exp"},

@@ -424,4 +424,44 @@ typedef struct tdx_km_dotacc {
  * least 16. Fills out[0, max) and returns how many there are. */
 size_t tdx_km_dot_accumulable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_dotacc *out, size_t max);
 
+/* ---- dot operands loaded through masked pointers (model_tma.c) ---- */
+enum { TDX_KM_TMA_MAX_TERMS = 4 };
+/* One axis of an operand tile: rows are the [:, None] one, columns the
+ * [None, :] one. Its offset is the sum of the terms (none: 0), the tile
+ * spans tl.arange(0, size) from there, and the mask bounds it by `< bound`. */
+typedef struct tdx_km_tma_axis {
+    const tdx_src_node *term[TDX_KM_TMA_MAX_TERMS];
+    size_t nterm;
+    const tdx_src_node *size;   /* a constexpr parameter or a literal */
+    const tdx_src_node *stride; /* a parameter or a literal; NULL for 1 */
+    const tdx_src_node *bound;  /* a parameter or a literal */
+} tdx_km_tma_axis;
+
+typedef struct tdx_km_tma_operand {
+    const tdx_src_node *stmt;   /* `X = tl.load(...)`, a statement of the loop's body */
+    const tdx_src_node *load;   /* the tl.load */
+    const char *base;           /* the pointer parameter */
+    tdx_km_tma_axis axis[2];    /* rows, columns */
+} tdx_km_tma_operand;
+
+/* A loop statement `ACC += tl.dot(X, Y)` (or `ACC = tl.dot(X, Y, ACC)`)
+ * whose operands are both 2-D tiles loaded in the loop through a pointer. */
+typedef struct tdx_km_tma {
+    const tdx_src_node *loop, *dot;
+    tdx_km_tma_operand op[2];
+} tdx_km_tma;
+
+/* The dot loops of kernel def whose two operands a tensor descriptor can
+ * load: X and Y are names bound once in def, each by a statement of the
+ * loop's body `X = tl.load(P + R[:, None] * S0 + C[None, :] * S1, mask=...,
+ * other=0)` (other absent or zero, no other keyword; the terms in any order,
+ * a stride omitted for 1, the address a name bound once to such a sum), P a
+ * pointer parameter def never rebinds, S0 / S1 parameters or literals, R and
+ * C each `OFF + tl.arange(0, SIZE)` written out or through names bound once
+ * (OFF a sum of terms whose names def binds at most once), SIZE a constexpr
+ * parameter or a literal, and the mask a conjunction (&) of exactly
+ * `R[:, None] < B0` and `C[None, :] < B1` (the same index expressions; B0,
+ * B1 parameters or literals). Fills out[0, max) and returns how many. */
+size_t tdx_km_tma_loads(const tdx_src_module *m, const tdx_src_node *def, tdx_km_tma *out, size_t max);
+
 #endif

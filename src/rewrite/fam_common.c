@@ -282,3 +282,21 @@ tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, co
     char *s = tdx_buf_detach(&b, &n);
     return emit(ud, s, n, family, summary);
 }
+
+tdx_src_node *fam_launch_arg(const tdx_src_node *launch, const tdx_src_node *def, const char *name, int *kw)
+{
+    size_t i = 0;
+    if (kw)
+        *kw = 0;
+    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
+         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), i++) {
+        if (!p->name || strcmp(p->name, name) != 0)
+            continue;
+        if (i < tdx_src_call_nargs(launch))
+            return tdx_src_call_arg(launch, i);
+        if (kw)
+            *kw = 1;
+        return tdx_src_call_kwarg(launch, name);
+    }
+    return NULL;
+}

@@ -127,6 +127,10 @@ const char *fam_param_of_arg(fam_task *t, tdx_src_node *launch, tdx_src_node *de
  * b; 0 when some part of it has no kernel equivalent. */
 int fam_host_to_kernel(fam_task *t, tdx_src_node *launch, tdx_src_node *def, tdx_src_node *e,
                        tdx_buf *b);
+/* The argument a launch passes for kernel def's parameter `name`: by
+ * position, or by keyword (*kw set to 1 when kw != NULL), or NULL when it is
+ * not passed. */
+tdx_src_node *fam_launch_arg(const tdx_src_node *launch, const tdx_src_node *def, const char *name, int *kw);
 /* The LAMBDA enclosing n, or NULL. */
 tdx_src_node *fam_enclosing_lambda(const tdx_src_node *n);
 
@@ -172,5 +176,11 @@ int fam_launch_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const char
 /* Outer products of a column and a row added once per value of a reduction
  * index (tdx_km_dot_accumulable) taken 16 values at a time through tl.dot. */
 tdx_status fam_dot_accumulate(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
+/* ---- tensor-descriptors (fam_tma.c) ---- */
+/* A tl.dot loop's operand loads (tdx_km_tma_loads) through TMA tensor
+ * descriptors, in a copy of the kernel the launch uses when TMA can read
+ * the inputs. */
+tdx_status fam_tensor_descriptors(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 #endif

@@ -63,19 +63,6 @@ static tdx_src_node *param_at(const tdx_src_node *def, size_t i)
     return NULL;
 }
 
-/* The launch argument text a parameter receives: the positional argument at
- * its index, or the keyword of its name. */
-static tdx_src_node *arg_for_param(const tdx_src_node *launch, const tdx_src_node *def, const char *name)
-{
-    size_t k = 0;
-    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
-         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), k++)
-        if (p->name && strcmp(p->name, name) == 0)
-            break;
-    tdx_src_node *a = tdx_src_call_arg(launch, k);
-    return a ? a : tdx_src_call_kwarg(launch, name);
-}
-
 /* The single top-level assignment of name in def, or NULL. */
 static tdx_src_node *single_def(fam_task *t, tdx_src_node *def, const char *name)
 {
@@ -111,7 +98,7 @@ static int canon(fam_task *t, tdx_src_node *def, tdx_src_node *launch, tdx_src_n
         return 0;
     if (e->kind == TDX_SRC_NAME) {
         if (tdx_src_param(def, e->name)) {
-            tdx_src_node *a = arg_for_param(launch, def, e->name);
+            tdx_src_node *a = fam_launch_arg(launch, def, e->name, NULL);
             if (!a)
                 return 0;
             size_t l;
@@ -226,7 +213,7 @@ static const char *b_name(fam_task *t, fuse *f, const char *n)
 {
     tdx_src_node *p = tdx_src_param(f->kb, n);
     if (p) {
-        tdx_src_node *a = arg_for_param(f->lb, f->kb, n);
+        tdx_src_node *a = fam_launch_arg(f->lb, f->kb, n, NULL);
         if (a) {
             size_t al;
             const char *at = tdx_src_text(t->m, a, &al);
@@ -336,7 +323,7 @@ static int check_pair(fam_task *t, fuse *f)
              p = tdx_src_next(f->kb, TDX_SRC_R_PARAM, p)) {
             if (!p->name || !fam_mentions(tdx_src_call_arg(c, 0), p->name))
                 continue;
-            tdx_src_node *a = arg_for_param(f->lb, f->kb, p->name);
+            tdx_src_node *a = fam_launch_arg(f->lb, f->kb, p->name, NULL);
             size_t al;
             const char *at = a ? tdx_src_text(t->m, a, &al) : NULL;
             if (!at || fam_param_of_arg(t, f->la, f->ka, at, al))
@@ -436,7 +423,7 @@ static tdx_status emit_fused(fam_task *t, fuse *f, tdx_rw_emit_fn emit, void *ud
         if (!p->name || strcmp(p->name, f->pb) == 0)
             continue;
         const char *nn = b_name(t, f, p->name);
-        tdx_src_node *a = arg_for_param(f->lb, f->kb, p->name);
+        tdx_src_node *a = fam_launch_arg(f->lb, f->kb, p->name, NULL);
         if (tdx_src_param(f->ka, nn))
             continue; /* shared with A */
         size_t l, nl = strlen(p->name);

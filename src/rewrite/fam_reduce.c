@@ -337,25 +337,6 @@ static int reuse_row(fam_task *t, const passes *p, size_t to, fam_edits *e)
     return 1;
 }
 
-/* The argument a launch passes for the kernel parameter `name`: by position
- * or by keyword (*kw set), or NULL when it is not passed. */
-static tdx_src_node *launch_arg(const tdx_src_node *launch, const tdx_src_node *def, const char *name,
-                                int *kw)
-{
-    size_t i = 0;
-    *kw = 0;
-    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
-         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), i++) {
-        if (!p->name || strcmp(p->name, name) != 0)
-            continue;
-        if (i < tdx_src_call_nargs(launch))
-            return tdx_src_call_arg(launch, i);
-        *kw = 1;
-        return tdx_src_call_kwarg(launch, name);
-    }
-    return NULL;
-}
-
 static const char *kernel_name(const tdx_src_node *def)
 {
     return def->name ? def->name : "kernel";
@@ -386,7 +367,7 @@ static tdx_status one_block(fam_task *t, const passes *p, size_t w, tdx_rw_emit_
     for (size_t li = 0; li < launches.len; li++) {
         int kw;
         long long n = 0;
-        tdx_src_node *na = launch_arg(launches.items[li], p->def, stop->name, &kw);
+        tdx_src_node *na = fam_launch_arg(launches.items[li], p->def, stop->name, &kw);
         if (na && fam_bench_int(t, launches.items[li], na, &n) && n > ONE_BLOCK_MAX)
             return TDX_OK;
     }
@@ -418,8 +399,8 @@ static tdx_status one_block(fam_task *t, const passes *p, size_t w, tdx_rw_emit_
         for (size_t li = 0; li < launches.len; li++) {
             tdx_src_node *L = launches.items[li];
             int kw, nkw;
-            tdx_src_node *n = launch_arg(L, p->def, stop->name, &nkw);
-            tdx_src_node *b = launch_arg(L, p->def, step->name, &kw);
+            tdx_src_node *n = fam_launch_arg(L, p->def, stop->name, &nkw);
+            tdx_src_node *b = fam_launch_arg(L, p->def, step->name, &kw);
             if (!n || nkw)
                 return TDX_OK;
             size_t nl;

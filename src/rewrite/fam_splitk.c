@@ -325,18 +325,6 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     return k->out != NULL;
 }
 
-/* The argument a launch passes for the kernel parameter `name`, or NULL. */
-static tdx_src_node *launch_arg(const tdx_src_node *launch, const tdx_src_node *def, const char *name)
-{
-    size_t i = 0;
-    for (tdx_src_node *p = tdx_src_next(def, TDX_SRC_R_PARAM, NULL); p;
-         p = tdx_src_next(def, TDX_SRC_R_PARAM, p), i++)
-        if (p->name && strcmp(p->name, name) == 0)
-            return i < tdx_src_call_nargs(launch) ? tdx_src_call_arg(launch, i)
-                                                  : tdx_src_call_kwarg(launch, name);
-    return NULL;
-}
-
 /* The text of an expression, parenthesised unless it is an atom. */
 static char *operand(fam_task *t, const tdx_src_node *n)
 {
@@ -352,7 +340,7 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
     tdx_src_node *g = grid_of(t, L);
     tdx_src_node *tup = g && g->kind == TDX_SRC_LAMBDA ? tdx_src_kid(g, TDX_SRC_R_BODY) : g;
     size_t ne = tup && tup->kind == TDX_SRC_TUPLE ? tdx_src_count(tup, TDX_SRC_R_ELT) : 0;
-    tdx_src_node *out = launch_arg(L, k->def, k->out);
+    tdx_src_node *out = fam_launch_arg(L, k->def, k->out, NULL);
     tdx_src_node *stmt = L->parent;
     if (ne < 1 || ne > 2 || !tdx_src_is_name(out, NULL) || !stmt || stmt->kind != TDX_SRC_EXPR_STMT ||
         !stmt->parent || stmt->parent->kind != TDX_SRC_FUNCDEF)

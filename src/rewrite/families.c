@@ -707,6 +707,7 @@ static const tdx_rw_family families[] = {
     {"block-outputs", "a tl.program_id(1 or 2) that picks scalar loads and the output, beside loop tiles that do not depend on it", fam_block_outputs},
     {"operand-layout", "an fp32 tl.dot operand read through X.stride(i) for K and X.stride(j), j > i, of a tensor passed by name", fam_operand_layout},
     {"dot-accumulate", "a loop over a reduction index adding the outer product of an [R, 1] column and a 1-D row, both loaded with the index, into an fp32 R x BLOCK accumulator", fam_dot_accumulate},
+    {"tensor-descriptors", "a tl.dot loop whose operands are loaded as P + R[:, None] * S0 + C[None, :] * S1 under the mask R[:, None] < B0 & C[None, :] < B1, R and C offsets plus tl.arange", fam_tensor_descriptors},
     {"autotune", "a kernel launch with block-size constexprs whose grid reads them only as literals or names", fam_autotune},
 };
 

@@ -452,3 +452,31 @@ void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "columns", "%lld", d[i].cols);
     }
 }
+
+/* TDX025: a tl.dot loop whose operands a tensor descriptor can load
+ * (tdx_km_tma_loads, the loops the tensor-descriptors family rewrites).
+ * A kernel that already has its descriptor copy (NAME_tma) is left out. */
+void tdx_tri_tma_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_tma s[2];
+    size_t n = tdx_km_tma_loads(t->file->mod, k->def, s, 2);
+    char copy[160];
+    snprintf(copy, sizeof copy, "%s_tma", k->name ? k->name : "");
+    if (!n || tdx_src_find_def(t->file->mod, copy))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const tdx_km_tma_operand *a = &s[i].op[0], *b = &s[i].op[1];
+        tdx_finding *f = tdx_tri_add(t, "TDX025", s[i].dot, 0, 0, k->name, 0.6,
+                                     "tl.dot's operands are loaded through masked pointers from '%s' and '%s': "
+                                     "cp.async copies every thread issues, where a tensor descriptor would hand "
+                                     "each tile to the TMA unit",
+                                     a->base, b->base);
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "the warps that issue the wgmma also compute addresses and predicates and "
+                                   "issue 16-byte copies for every tile; a TMA load is one instruction a tile");
+        tdx_finding_fact(t->ledger, f, "operands", "%s, %s", a->base, b->base);
+        tdx_finding_fact(t->ledger, f, "load_line", "%d", a->load->line);
+    }
+}

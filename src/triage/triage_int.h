@@ -58,6 +58,9 @@ void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k);
  * iteration's whole tile into a float scalar (tdx_km_deferrable). */
 void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k);
 void tdx_tri_peel_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX025 (rules_tiles.c): a tl.dot loop whose operands a tensor descriptor
+ * can load (tdx_km_tma_loads). */
+void tdx_tri_tma_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX024 (rules_tiles.c): a loop adding one outer product of a column and a
  * row per value of a reduction index (tdx_km_dot_accumulable). */
 void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k);

@@ -72,6 +72,9 @@ CASES = [
     ("block-outputs", ROOT / "bench" / "tasks" / "conv2d.py"),
     ("dot-accumulate", "matmul_outer.py"),
     ("dot-accumulate", "gram_outer.py"),                     # positional mask / other, `acc = acc + row * col`
+    ("tensor-descriptors", "matmul_ieee.py"),
+    ("tensor-descriptors", "matmul_small_m.py"),
+    ("tensor-descriptors", ROOT / "bench" / "tasks" / "matmul_bf16_square.py"),
     ("operand-layout", "matmul_fp32_ptrs.py"),
     ("operand-layout", ROOT / "bench" / "tasks" / "matmul_fp32_square.py"),
     ("autotune", "scale.py"),

@@ -1,0 +1,178 @@
+"""tensor-descriptors: a tl.dot loop's operand tiles through TMA tensor
+descriptors in a copy of the kernel, the pointer kernel kept for inputs TMA
+cannot read. What it makes of the bench matmuls (checked in Triton's
+interpreter, which runs descriptor loads on the CPU), which path each check
+shape takes, and the kernels it must leave alone."""
+import importlib.util
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+from tritondx_harness.check import check_task
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = ROOT / "bench" / "tasks"
+CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
+
+
+def rewrite(family, task, out_dir):
+    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(out_dir), str(task)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t") for line in r.stdout.splitlines() if "\t" in line]
+
+
+def triage_ids(task):
+    r = subprocess.run([CLI, "triage", str(task)], capture_output=True, text=True, timeout=60)
+    return r.stdout
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def paths_taken(mod):
+    """For each check shape, (TMA took every operand, the transposed flags), running launch on the CPU."""
+    got = []
+    real = mod._tdx_descriptor
+
+    def spy(*a):
+        d = real(*a)
+        got.append(d)
+        return d
+    mod._tdx_descriptor = spy
+    out = []
+    for shape in mod.SHAPES["check"]:
+        del got[:]
+        ins = mod.make_inputs(shape, device="cpu", seed=0)
+        res = mod.launch(*ins)
+        err = (res.double() - mod.reference(*ins).double()).abs().max().item()
+        out.append((all(d is not None for d in got), tuple(d[1] for d in got if d is not None), err))
+    return out
+
+
+def test_fp16_matmul_takes_tma_where_aligned(tmp_path, monkeypatch):
+    """The bench fp16 matmul: one candidate with a descriptor copy of the
+    kernel; the aligned check shapes run through it, K = 65 (a 130-byte row)
+    and the misaligned shape through the pointer kernel; the check passes;
+    neither the family nor the rule applies to the candidate again."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    (cand, summary), = rewrite("tensor-descriptors", TASKS / "matmul_fp16_square.py", tmp_path / "a")
+    text = Path(cand).read_text()
+    assert "def matmul_kernel_tma(" in text and "def _tdx_descriptor(" in text
+    assert text.count("_tdx_desc0.load([(pid_m * BLOCK_M), k])") == 1, text
+    assert text.count("matmul_kernel[grid](") == 1 and text.count("matmul_kernel_tma[grid](") == 1
+    assert "matmul_kernel_tma" in summary
+    paths = paths_taken(load(cand, "tma_fp16"))
+    assert [p[0] for p in paths] == [True, False, True, False], paths
+    assert not any(f for p in paths for f in p[1])  # row-major operands: no transposed view
+    assert all(p[2] < 0.05 for p in paths), paths
+    res = check_task(str(TASKS / "matmul_fp16_square.py"), device="cpu", seeds=(0,), candidate=cand)
+    assert res["ok"], res.get("error")
+    assert rewrite("tensor-descriptors", cand, tmp_path / "b") == []
+    assert "TDX025" in triage_ids(TASKS / "matmul_fp16_square.py")
+    assert "TDX025" not in triage_ids(cand)
+
+
+def test_k_major_operand_loads_the_transposed_view(tmp_path, monkeypatch):
+    """fp32 after operand-layout: b is K-major (strides (1, K)), so its
+    descriptor is of the transposed view and the copy loads `.T` of it."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    (lay, _), = rewrite("operand-layout", TASKS / "matmul_fp32_square.py", tmp_path / "a")
+    (cand, _), = rewrite("tensor-descriptors", lay, tmp_path / "b")
+    paths = paths_taken(load(cand, "tma_fp32"))
+    assert paths[0][:2] == (True, (False, True)) and paths[2][:2] == (True, (False, True)), paths
+    res = check_task(str(TASKS / "matmul_fp32_square.py"), device="cpu", seeds=(0,), candidate=cand)
+    assert res["ok"], res.get("error")
+
+
+def test_bias_relu_epilogue_stays(tmp_path):
+    (cand, _), = rewrite("tensor-descriptors", TASKS / "matmul_bias_relu_fp16.py", tmp_path / "a")
+    text = Path(cand).read_text()
+    tma = text[text.index("def matmul_bias_relu_kernel_tma("):text.index("def _tdx_descriptor(")]
+    assert "tl.load(bias_ptr + rn" in tma and "tl.maximum(acc + bias[None, :], 0.0)" in tma
+    res = check_task(str(TASKS / "matmul_bias_relu_fp16.py"), device="cpu", seeds=(0,), candidate=cand)
+    assert res["ok"], res.get("error")
+
+
+KERNEL = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+{prelude}        a = tl.load({a_ptr}, mask={a_mask}, other={a_other})
+        b = tl.load(b_ptr + (k + rk)[:, None] * sbk + rn[None, :] * sbn, mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def launch(a, b):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), device=a.device, dtype=torch.float32)
+    mm[(triton.cdiv(M, 64), triton.cdiv(N, 64))](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                                  b.stride(1), c.stride(0), c.stride(1), BM=64, BN=64, BK=32)
+    return c
+"""
+A_PTR = "a_ptr + rm[:, None] * sam + (k + rk)[None, :] * sak"
+A_MASK = "(rm[:, None] < M) & ((k + rk)[None, :] < K)"
+
+
+def kernel(prelude="", a_ptr=A_PTR, a_mask=A_MASK, a_other="0.0"):
+    return KERNEL.format(prelude=prelude, a_ptr=a_ptr, a_mask=a_mask, a_other=a_other)
+
+
+@pytest.mark.parametrize("src", [
+    kernel(a_other="1.0"),                                                       # padding is not zero
+    kernel(a_mask="(rm[:, None] < M) & ((k + rk)[None, :] < K) & (rm[:, None] >= 0)"),  # a third bound
+    kernel(a_mask="(rm[:, None] < M)"),                                          # no bound on K
+    kernel(a_ptr="a_ptr + rm[:, None] * sam + (k + rk + 1)[None, :] * sak"),     # mask and address disagree
+    kernel(a_ptr="a_ptr + rm[:, None] * sam + (k + rk)[None, :] * sak + 1"),     # an extra term
+    kernel(a_ptr="a_ptr + (rm * 2)[:, None] * sam + (k + rk)[None, :] * sak"),    # a scaled index
+    kernel(prelude="        a_ptr += 0\n"),                                       # the base moves
+], ids=["other-1", "third-bound", "one-bound", "offset-mismatch", "extra-term", "scaled-index",
+        "moving-base"])
+def test_leaves_kernel_alone(src, tmp_path):
+    task = tmp_path / "k.py"
+    task.write_text(src)
+    assert rewrite("tensor-descriptors", task, tmp_path / "out") == [], src
+
+
+def test_base_kernel_is_rewritten(tmp_path):
+    """The kernel the cases above vary, as it is: rewritten (so each case
+    above is left alone for its one change)."""
+    task = tmp_path / "k.py"
+    task.write_text(kernel())
+    assert len(rewrite("tensor-descriptors", task, tmp_path / "out")) == 1
+
+
+def test_descriptor_helper_refuses_what_tma_cannot_read(tmp_path):
+    """The helper the candidate carries: misaligned base, row stride not a
+    multiple of 16 bytes, no unit stride, rows contiguous (transposed view)."""
+    (cand, _), = rewrite("tensor-descriptors", TASKS / "matmul_fp16_square.py", tmp_path)
+    mod = load(cand, "tma_helper")
+    x = torch.zeros(64, 64, dtype=torch.float16)
+    assert mod._tdx_descriptor(x, (64, 64), x.stride(), (32, 32))[1] is False
+    assert mod._tdx_descriptor(x[:, 1:], (64, 63), x[:, 1:].stride(), (32, 32)) is None     # base 2 bytes in
+    y = torch.zeros(64, 65, dtype=torch.float16)
+    assert mod._tdx_descriptor(y, (64, 65), y.stride(), (32, 32)) is None                   # 130-byte rows
+    z = x[:, ::2]
+    assert mod._tdx_descriptor(z, (64, 32), z.stride(), (32, 32)) is None                   # stride 2, 128
+    t = x.t()
+    d = mod._tdx_descriptor(t, (64, 64), t.stride(), (32, 16))
+    assert d[1] is True and list(d[0].shape) == [64, 64] and list(d[0].block_shape) == [16, 32]
+    assert mod._tdx_descriptor(x, (64, 64), x.stride(), (32, 4)) is None                    # 8-byte box rows
