@@ -236,6 +236,9 @@ void fam_edit(fam_task *t, fam_edits *e, size_t start, size_t end, const char *t
 {
     if (e->n >= sizeof e->items / sizeof e->items[0])
         return;
+    for (size_t i = 0; i < e->n; i++) /* the same edit twice (two launches sharing a line) is one */
+        if (e->items[i].start == start && e->items[i].end == end && start != end && strcmp(e->items[i].text, text) == 0)
+            return;
     e->items[e->n].start = start;
     e->items[e->n].end = end;
     e->items[e->n].text = tdx_arena_strdup(&t->arena, text);

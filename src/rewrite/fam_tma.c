@@ -27,12 +27,13 @@
 enum { MAX_SITES = 2, MAX_OPS = 2 * MAX_SITES, MAX_LOCAL = 2 + MAX_OPS };
 
 static const char helper_text[] =
-    "def _tdx_descriptor(x, shape, strides, block):\n"
-    "    \"\"\"A TMA descriptor of x for the 2-D tiles a kernel reads (shape, strides and block in its\n"
-    "    row, column order), and whether it is of the transposed view (rows contiguous); None when\n"
-    "    the tensor memory accelerator cannot read x so (alignment, strides, tile bytes).\"\"\"\n"
+    "def _tdx_descriptor(x, shape, strides, **block):\n"
+    "    \"\"\"A TMA descriptor of x for the 2-D tiles a kernel reads (shape, strides and the block's\n"
+    "    sizes, named by the kernel's constexprs, in its row, column order), and whether it is of the\n"
+    "    transposed view (rows contiguous); None when the tensor memory accelerator cannot read x so\n"
+    "    (alignment, strides, tile bytes).\"\"\"\n"
     "    from triton.tools.tensor_descriptor import TensorDescriptor\n"
-    "    shape, strides, block = [int(v) for v in shape], [int(v) for v in strides], [int(v) for v in block]\n"
+    "    shape, strides, block = [int(v) for v in shape], [int(v) for v in strides], [int(v) for v in block.values()]\n"
     "    flip = strides[1] != 1 and strides[0] == 1\n"
     "    if flip:\n"
     "        shape, strides, block = shape[::-1], strides[::-1], block[::-1]\n"
@@ -83,7 +84,15 @@ static char *host_text(fam_task *t, const tdx_src_node *L, const tdx_src_node *d
     return tdx_arena_printf(&t->arena, atom(a) ? "%.*s" : "(%.*s)", (int)l, x);
 }
 
-/* `_tdx_dI = _tdx_descriptor(x, (B0, B1), (S0, S1), (Z0, Z1))` for operand o at launch L. */
+/* The keyword that names an axis's block size in the descriptor call: the
+ * constexpr's own name (retune changes it with the launch's), or _rows /
+ * _cols for a literal. */
+static const char *block_key(const tdx_km_tma_axis *a, int ax)
+{
+    return a->size->kind == TDX_SRC_NAME ? a->size->name : ax ? "_cols" : "_rows";
+}
+
+/* `_tdx_dI = _tdx_descriptor(x, (B0, B1), (S0, S1), Z0name=Z0, Z1name=Z1)` for operand o at launch L. */
 static char *descriptor_line(fam_task *t, const tdx_src_node *L, const tdx_src_node *def, const tdx_km_tma_operand *o,
                              const char *ind, const char *var)
 {
@@ -96,8 +105,11 @@ static char *descriptor_line(fam_task *t, const tdx_src_node *L, const tdx_src_n
     for (int i = 0; i < 6; i++)
         if (!v[i])
             return NULL;
-    return tdx_arena_printf(&t->arena, "%s%s = _tdx_descriptor(%s, (%s, %s), (%s, %s), (%s, %s))\n", ind, var, x->name,
-                            v[0], v[1], v[2], v[3], v[4], v[5]);
+    const char *k0 = block_key(&o->axis[0], 0), *k1 = block_key(&o->axis[1], 1);
+    if (strcmp(k0, k1) == 0)
+        return NULL; /* one constexpr for both sides: the keywords would repeat */
+    return tdx_arena_printf(&t->arena, "%s%s = _tdx_descriptor(%s, (%s, %s), (%s, %s), %s=%s, %s=%s)\n", ind, var,
+                            x->name, v[0], v[1], v[2], v[3], k0, v[4], k1, v[5]);
 }
 
 /* The statement holding launch L, when it is one written on lines of its own. */
@@ -195,14 +207,27 @@ static int launch_edit(fam_task *t, fam_edits *e, const tdx_src_node *L, const t
     while (p > L->start && (t->src[p - 1] == ' ' || t->src[p - 1] == '\n' || t->src[p - 1] == '\t'))
         p--;
     int comma = t->src[p - 1] == ',' || t->src[p - 1] == '(';
-    tdx_rw_edit ce[2] = {{kname->start - s->start, kname->end - s->start, name},
+    tdx_rw_edit ce[3] = {{kname->start - s->start, kname->end - s->start, name},
                          {close - s->start, close - s->start, tdx_arena_printf(&t->arena, "%s%s", comma ? "" : ", ", kw)}};
+    size_t nce = 2;
     if (!ce[1].text || t->src[close] != ')')
         return 0;
+    /* a grid bound to a name gets written out in the copy's launch: retune
+     * retargets the grid with the copy's tiles, and the pointer kernel keeps
+     * the name and its own */
+    tdx_src_node *grid = NULL, *gv;
+    tdx_src_is_launch(L, NULL, &grid);
+    if (tdx_src_is_name(grid, NULL) && (gv = fam_grid_of(t, (tdx_src_node *)L)) && gv != grid) {
+        size_t gl;
+        const char *gt = tdx_src_text(t->m, gv, &gl);
+        ce[nce].start = grid->start - s->start;
+        ce[nce].end = grid->end - s->start;
+        ce[nce++].text = tdx_arena_printf(&t->arena, "%.*s", (int)gl, gt);
+    }
     tdx_buf b;
     tdx_buf_init(&b, 16u << 20);
     char *call = NULL;
-    if (tdx_rw_apply(t->src + s->start, s->end - s->start, ce, 2, &b) == TDX_OK)
+    if (tdx_rw_apply(t->src + s->start, s->end - s->start, ce, nce, &b) == TDX_OK)
         call = tdx_arena_strdup(&t->arena, tdx_buf_str(&b));
     tdx_buf_free(&b);
     if (!call)

@@ -190,14 +190,36 @@ static size_t block_args(fam_task *t, tdx_src_node *launch, blockarg *out, size_
     return n;
 }
 
+/* A launch that passes tensor descriptors (tensor-descriptors' copy): the
+ * `_tdx_descriptor(..., NAME=v)` calls of its function give each
+ * descriptor's block by the constexpr's name, and change with it. */
+static void retarget_descriptors(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, const char *v)
+{
+    int passes = 0;
+    for (tdx_src_node *k = tdx_src_next(launch, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(launch, TDX_SRC_R_KEYWORD, k))
+        passes |= k->name && strncmp(k->name, "_tdx_desc", 9) == 0;
+    tdx_src_node *def = fam_enclosing_def(launch);
+    if (!passes || !def)
+        return;
+    tdx_ptrvec calls = {0};
+    fam_collect(t, def, TDX_SRC_CALL, &calls);
+    for (size_t i = 0; i < calls.len; i++) {
+        tdx_src_node *c = calls.items[i], *val;
+        if (tdx_src_is_name(tdx_src_call_func(c), "_tdx_descriptor") && (val = tdx_src_call_kwarg(c, name)))
+            fam_edit(t, e, val->start, val->end, v);
+    }
+}
+
 static void set_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const blockarg *b,
                       long long nv, int multi)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", nv);
     fam_edit(t, e, b->lit->start, b->lit->end, buf);
-    if (b->in_call)
+    if (b->in_call) {
         retarget_grid(t, e, launch, b->v, nv, multi ? b->name : NULL, b->name);
+        retarget_descriptors(t, e, launch, b->name, buf);
+    }
 }
 
 int fam_launch_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, long long nv)

@@ -42,8 +42,8 @@ def paths_taken(mod):
     got = []
     real = mod._tdx_descriptor
 
-    def spy(*a):
-        d = real(*a)
+    def spy(*a, **kw):
+        d = real(*a, **kw)
         got.append(d)
         return d
     mod._tdx_descriptor = spy
@@ -67,7 +67,7 @@ def test_fp16_matmul_takes_tma_where_aligned(tmp_path, monkeypatch):
     text = Path(cand).read_text()
     assert "def matmul_kernel_tma(" in text and "def _tdx_descriptor(" in text
     assert text.count("_tdx_desc0.load([(pid_m * BLOCK_M), k])") == 1, text
-    assert text.count("matmul_kernel[grid](") == 1 and text.count("matmul_kernel_tma[grid](") == 1
+    assert text.count("matmul_kernel[grid](") == 1 and text.count("matmul_kernel_tma[(triton.cdiv(M, 64), triton.cdiv(N, 64))](") == 1
     assert "matmul_kernel_tma" in summary
     paths = paths_taken(load(cand, "tma_fp16"))
     assert [p[0] for p in paths] == [True, False, True, False], paths
@@ -166,13 +166,32 @@ def test_descriptor_helper_refuses_what_tma_cannot_read(tmp_path):
     (cand, _), = rewrite("tensor-descriptors", TASKS / "matmul_fp16_square.py", tmp_path)
     mod = load(cand, "tma_helper")
     x = torch.zeros(64, 64, dtype=torch.float16)
-    assert mod._tdx_descriptor(x, (64, 64), x.stride(), (32, 32))[1] is False
-    assert mod._tdx_descriptor(x[:, 1:], (64, 63), x[:, 1:].stride(), (32, 32)) is None     # base 2 bytes in
+    desc = mod._tdx_descriptor
+    assert desc(x, (64, 64), x.stride(), BM=32, BK=32)[1] is False
+    assert desc(x[:, 1:], (64, 63), x[:, 1:].stride(), BM=32, BK=32) is None     # base 2 bytes in
     y = torch.zeros(64, 65, dtype=torch.float16)
-    assert mod._tdx_descriptor(y, (64, 65), y.stride(), (32, 32)) is None                   # 130-byte rows
+    assert desc(y, (64, 65), y.stride(), BM=32, BK=32) is None                   # 130-byte rows
     z = x[:, ::2]
-    assert mod._tdx_descriptor(z, (64, 32), z.stride(), (32, 32)) is None                   # stride 2, 128
+    assert desc(z, (64, 32), z.stride(), BM=32, BK=32) is None                   # stride 2, 128
     t = x.t()
-    d = mod._tdx_descriptor(t, (64, 64), t.stride(), (32, 16))
+    d = desc(t, (64, 64), t.stride(), BK=32, BN=16)                               # rows, columns: the order given
     assert d[1] is True and list(d[0].shape) == [64, 64] and list(d[0].block_shape) == [16, 32]
-    assert mod._tdx_descriptor(x, (64, 64), x.stride(), (32, 4)) is None                    # 8-byte box rows
+    assert desc(x, (64, 64), x.stride(), BM=32, BK=4) is None                    # 8-byte box rows
+
+
+def test_retune_of_the_copy_moves_its_descriptor_blocks(tmp_path):
+    """retune on the candidate: a tile change at the descriptor launch changes
+    the descriptors' blocks with it (they are named by the constexprs), so
+    the retuned copy still compiles and passes (a literal block left behind
+    failed to compile on the H200: the load's shape against the block's)."""
+    (cand, _), = rewrite("tensor-descriptors", TASKS / "matmul_fp16_square.py", tmp_path / "a")
+    tuned = [(c, s) for c, s in rewrite("retune", cand, tmp_path / "b") if s.startswith("matmul_kernel_tma:")]
+    assert tuned
+    c, s = tuned[0]
+    text = Path(c).read_text()
+    launch = text[text.index("matmul_kernel_tma["):]
+    for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K"):
+        v = launch.split(name + "=")[1].split(",")[0]
+        assert text.count(f"{name}={v})") + text.count(f"{name}={v},") >= 2, (name, v, text)
+    res = check_task(str(TASKS / "matmul_fp16_square.py"), device="cpu", seeds=(0,), candidate=c)
+    assert res["ok"], res.get("error")
