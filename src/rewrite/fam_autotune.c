@@ -489,7 +489,11 @@ tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     tdx_status st = TDX_OK;
     for (size_t li = 0; li < t->launches.len && !st; li++) {
         at_site a;
-        if (!at_site_of(t, t->launches.items[li], &a))
+        tdx_src_node *L = t->launches.items[li];
+        /* the pointer kernel beside a descriptor copy does not run on the
+         * timed inputs; the copy's tiles are its descriptors' blocks too,
+         * fixed when launch builds them, before any config is chosen */
+        if (fam_tma_fallback(t, L) || fam_passes_descriptors(L) || !at_site_of(t, L, &a))
             continue;
         tdx_src_node *g = NULL;
         tdx_buf grid;

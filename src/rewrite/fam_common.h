@@ -182,5 +182,12 @@ tdx_status fam_dot_accumulate(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * descriptors, in a copy of the kernel the launch uses when TMA can read
  * the inputs. */
 tdx_status fam_tensor_descriptors(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* 1 when launch L is the pointer kernel's launch beside a descriptor copy
+ * (the module defines NAME_tma for its kernel NAME): on inputs TMA can read
+ * it does not run, so tuning it changes nothing the timing sees. */
+int fam_tma_fallback(fam_task *t, const tdx_src_node *L);
+/* 1 when launch L passes tensor descriptors (`_tdx_desc0=` ...): its tiles
+ * are also the descriptors' blocks. */
+int fam_passes_descriptors(const tdx_src_node *L);
 
 #endif

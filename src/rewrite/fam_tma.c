@@ -240,6 +240,23 @@ static int launch_edit(fam_task *t, fam_edits *e, const tdx_src_node *L, const t
     return 1;
 }
 
+int fam_tma_fallback(fam_task *t, const tdx_src_node *L)
+{
+    const tdx_src_node *def = fam_launched_kernel(t, L);
+    char name[256];
+    if (!def || !def->name || (size_t)snprintf(name, sizeof name, "%s_tma", def->name) >= sizeof name)
+        return 0;
+    return tdx_src_find_def(t->m, name) != NULL;
+}
+
+int fam_passes_descriptors(const tdx_src_node *L)
+{
+    for (tdx_src_node *k = tdx_src_next(L, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(L, TDX_SRC_R_KEYWORD, k))
+        if (k->name && strncmp(k->name, "_tdx_desc", 9) == 0)
+            return 1;
+    return 0;
+}
+
 tdx_status fam_tensor_descriptors(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;

@@ -195,11 +195,8 @@ static size_t block_args(fam_task *t, tdx_src_node *launch, blockarg *out, size_
  * descriptor's block by the constexpr's name, and change with it. */
 static void retarget_descriptors(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, const char *v)
 {
-    int passes = 0;
-    for (tdx_src_node *k = tdx_src_next(launch, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(launch, TDX_SRC_R_KEYWORD, k))
-        passes |= k->name && strncmp(k->name, "_tdx_desc", 9) == 0;
     tdx_src_node *def = fam_enclosing_def(launch);
-    if (!passes || !def)
+    if (!fam_passes_descriptors(launch) || !def)
         return;
     tdx_ptrvec calls = {0};
     fam_collect(t, def, TDX_SRC_CALL, &calls);
@@ -318,6 +315,8 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         tdx_src_node *kd = fam_launched_kernel(t, L);
         if (kd && fam_self_tuned(kd))
             continue; /* its decorator tunes it: a second num_warps is a duplicate keyword */
+        if (fam_tma_fallback(t, L))
+            continue; /* the descriptor copy runs in its place */
         if (kd) {
             tdx_ptrvec calls = {0};
             fam_collect(t, kd, TDX_SRC_CALL, &calls);
@@ -642,7 +641,7 @@ static tdx_status fam_grouped(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         tdx_src_node *L = t->launches.items[li];
         tdx_src_node *def = fam_launched_kernel(t, L);
         tdx_src_node *g = fam_grid_of(t, L);
-        if (!def || !g)
+        if (!def || !g || fam_tma_fallback(t, L))
             continue;
         tdx_src_node *tup = g->kind == TDX_SRC_LAMBDA ? tdx_src_kid(g, TDX_SRC_R_BODY) : g;
         if (!tup || tup->kind != TDX_SRC_TUPLE || tdx_src_count(tup, TDX_SRC_R_ELT) != 2)
