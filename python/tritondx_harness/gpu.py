@@ -47,16 +47,20 @@ def device_info():
             "memory_bytes": p.total_memory, "capability": [p.major, p.minor]}
 
 
-def time_interleaved(fns, reps, warmup=3, arg_sets=None):
+def time_interleaved(fns, reps, warmup=3, arg_sets=None, batch=1):
     """Time each callable `reps` times with CUDA events, interleaved run by
     run (the order rotates each round), so that drift in clocks or heat hits
     all of them alike. fns: {name: fn(*args)}; arg_sets: a list of argument
-    tuples rotated among (run i uses arg_sets[i % len]). Returns {name: [ms]}."""
+    tuples rotated among (call j uses arg_sets[j % len]). With batch > 1 one
+    event pair spans `batch` consecutive calls and the time is their mean:
+    the host enqueues a call while the GPU runs the one before, so a launch
+    whose Python path is as long as its kernels is not timed with the GPU
+    idle in between (bench/gpu/timing_batch.py). Returns {name: [ms]}."""
     with gpulock.exclusive():
-        return _time_interleaved(fns, reps, warmup, arg_sets)
+        return _time_interleaved(fns, reps, warmup, arg_sets, batch)
 
 
-def _time_interleaved(fns, reps, warmup, arg_sets):
+def _time_interleaved(fns, reps, warmup, arg_sets, batch=1):
     require_cuda()
     arg_sets = arg_sets or [()]
     names = list(fns)
@@ -65,19 +69,20 @@ def _time_interleaved(fns, reps, warmup, arg_sets):
         for name in names:
             fns[name](*arg_sets[0])
     sync()
+    batch = max(1, int(batch))
     events = {name: [] for name in names}
     for i in range(reps):
-        args = arg_sets[i % len(arg_sets)]
         order = names[i % len(names):] + names[:i % len(names)]
         for name in order:
             start = _event()
             end = _event()
             record(start)
-            fns[name](*args)
+            for j in range(batch):
+                fns[name](*arg_sets[(i * batch + j) % len(arg_sets)])
             record(end)
             events[name].append((start, end))
     sync()
-    return {name: [elapsed(s, e) for s, e in evs] for name, evs in events.items()}
+    return {name: [elapsed(s, e) / batch for s, e in evs] for name, evs in events.items()}
 
 
 def estimate_ms(fn, args, runs=3):

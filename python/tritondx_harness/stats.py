@@ -49,6 +49,16 @@ def repetitions(estimate_ms, budget_ms=300.0, lo=10, hi=2000):
     return int(max(lo, min(hi, budget_ms // estimate_ms)))
 
 
+def batching(estimate_ms, reps, target_ms=0.5, hi=32, lo_reps=20):
+    """(calls an event pair spans, event pairs): enough calls that a batch
+    runs about target_ms, and as many fewer pairs, so that the timed total
+    stays what `reps` single calls would take (at least lo_reps pairs)."""
+    if not estimate_ms or estimate_ms <= 0 or estimate_ms >= target_ms:
+        return 1, reps
+    k = int(min(hi, max(1, round(target_ms / estimate_ms))))
+    return k, max(lo_reps, -(-reps // k))
+
+
 def rates(median_ms, nbytes=None, flops=None):
     """Achieved bytes/s and FLOP/s for a median run time."""
     out = {"bytes_per_s": None, "flops_per_s": None}

@@ -21,7 +21,7 @@ from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_si
 from .gpu import device_info, estimate_ms, pin_timers, require_cuda, time_interleaved
 from .isolate import confine_self, replaced, snapshot
 from .protocol import INCORRECT, TASK_ERROR, TASK_INVALID, USAGE, HarnessError, describe_exception
-from .stats import L2_BYTES_H200, rates, repetitions, rotation_count, summarize
+from .stats import L2_BYTES_H200, batching, rates, repetitions, rotation_count, summarize
 from .taskload import interpreter, load_task
 
 
@@ -143,8 +143,8 @@ def _run(args):
         # one exclusive hold for the estimate and the timed runs
         with gpulock.exclusive():
             est = max(estimate_ms(f, inputs) for f in fns.values())
-            reps = args.reps or repetitions(est, args.budget_ms)
-            times = time_interleaved(fns, reps, args.warmup, arg_sets)
+            batch, reps = batching(est, args.reps or repetitions(est, args.budget_ms))
+            times = time_interleaved(fns, reps, args.warmup, arg_sets, batch)
     except HarnessError:
         raise
     except Exception as e:  # noqa: BLE001
@@ -166,7 +166,7 @@ def _run(args):
                            shape=shape_label(shape), device=info, bytes=nbytes, flops=flops,
                            out_bytes=tensor_bytes(outputs), dtype=compute_dtype(inputs),
                            bytes_basis=basis, copies=copies, rotated_bytes=copies * set_bytes_of(inputs),
-                           reps=reps, variants=variants, **extra)
+                           reps=reps, batch=batch, variants=variants, **extra)
 
 
 def set_bytes_of(inputs):
@@ -329,8 +329,8 @@ def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
         if device == "cuda":
             with gpulock.exclusive():
                 est = estimate_ms(call, arg_sets[0])
-                reps = args.reps or repetitions(est, args.budget_ms)
-                s = summarize(time_interleaved({"f": call}, reps, args.warmup, arg_sets)["f"])
+                batch, reps = batching(est, args.reps or repetitions(est, args.budget_ms))
+                s = summarize(time_interleaved({"f": call}, reps, args.warmup, arg_sets, batch)["f"])
         else:
             s = summarize(_cpu_times(call, arg_sets, args))
     except Exception as e:  # noqa: BLE001

@@ -44,6 +44,43 @@ def test_repetitions_and_rates():
     assert stats.rates(0, 1, 1) == {"bytes_per_s": None, "flops_per_s": None}
 
 
+def test_batching_keeps_the_timed_total():
+    """Short variants run several calls an event pair, with as many fewer
+    pairs (never under 20); 0.5 ms and longer run one call a pair."""
+    assert stats.batching(1.0, 300) == (1, 300)
+    assert stats.batching(0.5, 600) == (1, 600)
+    assert stats.batching(0.08, 2000) == (6, 334)
+    assert stats.batching(0.001, 2000) == (32, 63)
+    assert stats.batching(0.2, 30) == (2, 20)
+    assert stats.batching(0.0, 2000) == (1, 2000)
+
+
+def test_batched_samples_are_batch_means(monkeypatch):
+    """One event pair around `batch` calls, each call on the next rotated
+    argument set, the sample their mean (a fake clock the calls advance)."""
+    from tritondx_harness import gpu
+    clock = [0.0]
+
+    class Ev:
+        def __init__(self, enable_timing=True):
+            self.t = None
+
+    def record(ev):
+        ev.t = clock[0]
+    monkeypatch.setattr(gpu, "_TIMERS", {"event": Ev, "record": record, "elapsed": lambda s, e: e.t - s.t,
+                                         "sync": lambda: None})
+    monkeypatch.setattr(gpu, "require_cuda", lambda: None)
+    seen = []
+
+    def f(x):
+        seen.append(x)
+        clock[0] += x
+    out = gpu._time_interleaved({"f": f}, 3, 1, [(1.0,), (2.0,), (3.0,)], batch=2)
+    assert out["f"] == [1.5, 2.0, 2.5]
+    assert seen == [1.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0]
+    assert gpu._time_interleaved({"f": f}, 2, 0, [(1.0,), (4.0,)])["f"] == [1.0, 4.0]
+
+
 def test_byte_count_default_and_task():
     t = load_task(task("rowsum.py"))  # no bytes(): inputs once + outputs once
     x = torch.zeros(64, 64)
