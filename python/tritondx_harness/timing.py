@@ -143,7 +143,8 @@ def _run(args):
         # one exclusive hold for the estimate and the timed runs
         with gpulock.exclusive():
             est = max(estimate_ms(f, inputs) for f in fns.values())
-            batch, reps = batching(est, args.reps or repetitions(est, args.budget_ms))
+            # --reps N: N single calls a variant, as asked
+            batch, reps = (1, args.reps) if args.reps else batching(est, repetitions(est, args.budget_ms))
             times = time_interleaved(fns, reps, args.warmup, arg_sets, batch)
     except HarnessError:
         raise
@@ -329,7 +330,7 @@ def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
         if device == "cuda":
             with gpulock.exclusive():
                 est = estimate_ms(call, arg_sets[0])
-                batch, reps = batching(est, args.reps or repetitions(est, args.budget_ms))
+                batch, reps = (1, args.reps) if args.reps else batching(est, repetitions(est, args.budget_ms))
                 s = summarize(time_interleaved({"f": call}, reps, args.warmup, arg_sets, batch)["f"])
         else:
             s = summarize(_cpu_times(call, arg_sets, args))
