@@ -15,11 +15,10 @@ import os
 import re
 import sys
 
-import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import load, sub  # noqa: E402
+from variant_util import load, sub, time_row, variant_files  # noqa: E402
 
 LOAD = re.compile(r"tl\.load\(([kv])_ptr \+ base \+ offs_n\[:, None\] \* HEAD_DIM \+ offs_d\[None, :\]"
                   r"(?:, mask=offs_n\[:, None\] < S, other=0\.0)?\)")
@@ -66,29 +65,20 @@ def variants(text):
 
 
 def main():
-    print("| kernel | variant | ms | vs kept | torch ms | max abs diff |")
-    print("|---|---|---|---|---|---|")
-    for n, path in enumerate(sys.argv[1:]):
-        task = os.path.basename(path).split(".")[0]
-        with open(path) as f:
-            text = f.read()
+    for n, task, text in variant_files(sys.argv[1:]):
         kept = None
         for i, (name, src) in enumerate(variants(text)):
             try:
                 mod = load(src, f"a{n}_{i}")
-                if kept is None:
-                    ins = mod.make_inputs(mod.SHAPES["bench"], device="cuda", seed=0)
-                    want = mod.launch(*ins)
-                    tt = triton.testing.do_bench(lambda: mod.torch_impl(*ins), warmup=25, rep=200)
-                got = mod.launch(*ins)
-                torch.cuda.synchronize()
-                diff = (got.float() - want.float()).abs().max().item()
-                ms = triton.testing.do_bench(lambda: mod.launch(*ins), warmup=25, rep=200)
-                kept = kept or ms
-                print(f"| {task} | {name} | {ms:.4f} | {ms / kept:.3f} | {tt:.4f} | {diff:.3g} |")
             except Exception as e:  # noqa: BLE001 - a variant that does not build is a row, not a stop
-                print(f"| {task} | {name} | failed: {type(e).__name__}: {str(e).splitlines()[0][:120]} | | | |")
-            sys.stdout.flush()
+                print(f"| {task} | {name} | failed: {type(e).__name__}: {e} | | | |")
+                continue
+            if i == 0:
+                ins = mod.make_inputs(mod.SHAPES["bench"], device="cuda", seed=0)
+                want = mod.launch(*ins)
+                tt = triton.testing.do_bench(lambda: mod.torch_impl(*ins), warmup=25, rep=200)
+            ms = time_row(task, name, mod.launch, ins, want, kept, tt)
+            kept = kept or ms
 
 
 if __name__ == "__main__":

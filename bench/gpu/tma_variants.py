@@ -20,7 +20,7 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import load  # noqa: E402
+from variant_util import load, time_row, variant_files  # noqa: E402
 
 
 @triton.jit
@@ -122,12 +122,7 @@ def tma_launch(text, cfg):
 
 
 def main():
-    print("| kernel | variant | ms | vs kept | torch ms | max abs diff |")
-    print("|---|---|---|---|---|---|")
-    for n, path in enumerate(sys.argv[1:]):
-        task = os.path.basename(path).split(".")[0]
-        with open(path) as f:
-            text = f.read()
+    for n, task, text in variant_files(sys.argv[1:]):
         mod = load(text, f"t{n}")
         tf32 = "float32" in text.split("def make_inputs")[1].split("\n")[0] or "fp32" in task
         torch.backends.cuda.matmul.allow_tf32 = tf32
@@ -146,16 +141,7 @@ def main():
             if c in seen:
                 continue
             seen.add(c)
-            try:
-                run = tma_launch(text, c)
-                got = run(*ins)
-                torch.cuda.synchronize()
-                diff = (got.float() - want.float()).abs().max().item()
-                ms = triton.testing.do_bench(lambda: run(*ins), warmup=50, rep=300)
-                print(f"| {task} | tma {c} | {ms:.4f} | {ms / kept:.3f} | {tt:.4f} | {diff:.3g} |")
-            except Exception as e:  # noqa: BLE001 - a variant that does not build is a row, not a stop
-                print(f"| {task} | tma {c} | failed: {type(e).__name__}: {str(e).splitlines()[0][:120]} | | | |")
-        sys.stdout.flush()
+            time_row(task, f"tma {c}", tma_launch(text, c), ins, want, kept, tt, warmup=50, rep=300)
 
 
 if __name__ == "__main__":

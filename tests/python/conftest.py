@@ -20,6 +20,17 @@ def task(name):
     return os.path.join(TASKS, name)
 
 
+CLI = os.environ.get("TDX_CLI", os.path.join(ROOT, "build", "tritondx"))
+
+
+def rewrite_family(family, task_path, out_dir):
+    """`tritondx rewrite --family`: [(candidate path, summary)] it printed."""
+    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(out_dir), str(task_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t") for line in r.stdout.splitlines() if "\t" in line]
+
+
 class Reply:
     """A finished harness run: exit status, raw stdout/stderr, parsed JSON."""
 

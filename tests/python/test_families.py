@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import rewrite_family
 from tritondx_harness.check import check_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,11 +86,7 @@ CASES = [
 
 
 def rewrite(family, task, out_dir):
-    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(out_dir), str(task)],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    cands = [line.split("\t")[0] for line in r.stdout.splitlines() if "\t" in line]
-    return cands
+    return [c for c, _ in rewrite_family(family, task, out_dir)]
 
 
 @pytest.mark.parametrize("family,task", CASES, ids=[f"{f}:{Path(t).name}" for f, t in CASES])

@@ -1,25 +1,20 @@
 """single-pass-reduction and split-k beyond the shared family table: the
 kernels they must leave alone, what they make of the bench tasks they are
 meant for, and checks that a wrong rewrite of either fails."""
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import rewrite_family
 from tritondx_harness.check import check_task
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rewrite"
 TASKS = ROOT / "bench" / "tasks"
-CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
 
 
 def rewrite(family, task, out_dir):
-    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(out_dir), str(task)],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return [line.split("\t") for line in r.stdout.splitlines() if "\t" in line]
+    return rewrite_family(family, task, out_dir)
 
 
 @pytest.mark.parametrize("family,task", [

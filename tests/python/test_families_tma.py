@@ -4,25 +4,21 @@ cannot read. What it makes of the bench matmuls (checked in Triton's
 interpreter, which runs descriptor loads on the CPU), which path each check
 shape takes, and the kernels it must leave alone."""
 import importlib.util
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 import torch
 
+from conftest import CLI, rewrite_family
 from tritondx_harness.check import check_task
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "bench" / "tasks"
-CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
 
 
 def rewrite(family, task, out_dir):
-    r = subprocess.run([CLI, "rewrite", "--family", family, "--out-dir", str(out_dir), str(task)],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return [line.split("\t") for line in r.stdout.splitlines() if "\t" in line]
+    return rewrite_family(family, task, out_dir)
 
 
 def triage_ids(task):
