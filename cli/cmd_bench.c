@@ -34,6 +34,7 @@ static void usage(FILE *f)
           "  --max-level N        deepest diagnosis level 0..3 (the ablation)\n"
           "  --rounds N, --candidates N, --budget SECONDS (per task), --device cuda|cpu\n"
           "  --no-stack           no stacked or follow-up candidates (optimize --no-stack)\n"
+          "  --no-confirm         final times from the rounds' ratios (optimize --no-confirm)\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile); with\n"
           "                       them, the faster is passed to each task's loop as --reach\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
@@ -138,7 +139,7 @@ int tdx_cmd_bench(int argc, char **argv)
     const char *patterns[64];
     int npat = 0, torch_only = 0;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
-    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0, no_stack = 0;
+    int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0, no_stack = 0, no_confirm = 0;
     double budget = 0, torch_timeout = 300, step_timeout = 300;
     const char *ceil_file = NULL, *torch_cache = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -194,6 +195,8 @@ int tdx_cmd_bench(int argc, char **argv)
                 r = -1;
         } else if (strcmp(argv[i], "--no-stack") == 0) {
             no_stack = 1;
+        } else if (strcmp(argv[i], "--no-confirm") == 0) {
+            no_confirm = 1;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--candidates", &v)) > 0) {
             if (tdx_cli_parse_int("--candidates", v, 0, 1000000, &cands))
                 r = -1;
@@ -375,6 +378,7 @@ int tdx_cmd_bench(int argc, char **argv)
         o.max_rounds = rounds;
         o.max_cands = cands;
         o.no_stack = no_stack;
+        o.no_confirm = no_confirm;
         o.time_budget_s = budget;
         /* what torch reached on this task: the roofline target alone does not stop the loop above it */
         double reach = tr.compile_s > 0 && (!(tr.eager_s > 0) || tr.compile_s < tr.eager_s) ? tr.compile_s : tr.eager_s;
@@ -401,7 +405,7 @@ int tdx_cmd_bench(int argc, char **argv)
         json_t *row = json_pack("{s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:f, s:I}", "task", names[i],
                                 "status", st ? (d.len ? d.items[d.len - 1].msg : tdx_status_str(st)) : "ok",
                                 "initial_s", st ? -1.0 : lr.initial_s, "final_s", st ? -1.0 : lr.final_s,
-                                "fraction_after", lr.final_fraction, "rounds", lr.rounds, "kept", lr.kept,
+                                "fraction_after", lr.final_fraction, "rounds", lr.rounds, "kept", lr.reverted ? 0 : lr.kept,
                                 "seconds", mono() - t0, "gpu_runs", (json_int_t)hx.gpu_runs);
         if (row && tdx_bench_add_json(&res, row) == TDX_OK) {
             tdx_bench_row *w = &res.rows[res.len - 1];

@@ -26,6 +26,8 @@ static void help(FILE *f)
           "  --no-stack          when two families both win a round, do not try the runner-up's\n"
           "                      rewrite on top of the winner (one more candidate), nor the\n"
           "                      family of a finding the winner opened up (a follow-up)\n"
+          "  --no-confirm        report the rounds' ratios chained, without the last timing of\n"
+          "                      the result side by side with the task\n"
           "  --target F          stop at this fraction of the roofline (default 0.85)\n"
           "  --reach MS          a time (ms) another implementation reached on this device,\n"
           "                      e.g. torch.compile's: the target does not stop the loop while\n"
@@ -61,7 +63,7 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
-           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH };
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH, O_NOCONFIRM };
     static const struct option longopts[] = {
         {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
         {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
@@ -70,6 +72,7 @@ int tdx_cmd_optimize(int argc, char **argv)
         {"device", required_argument, 0, O_DEVICE}, {"no-progress", no_argument, 0, O_NOPROG},
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
         {"no-stack", no_argument, 0, O_NOSTACK}, {"reach", required_argument, 0, O_REACH},
+        {"no-confirm", no_argument, 0, O_NOCONFIRM},
         {"llm-url", required_argument, 0, O_LLM}, {"llm-model", required_argument, 0, O_LLM},
         {"llm-key", required_argument, 0, O_LLM}, {"llm-timeout", required_argument, 0, O_LLM},
         {"llm-connect-timeout", required_argument, 0, O_LLM},
@@ -104,6 +107,9 @@ int tdx_cmd_optimize(int argc, char **argv)
             break;
         case O_NOSTACK:
             o.no_stack = 1;
+            break;
+        case O_NOCONFIRM:
+            o.no_confirm = 1;
             break;
         case O_TARGET:
             if (tdx_cli_parse_double("--target", optarg, 0, 1, &o.target_fraction))
@@ -227,8 +233,9 @@ int tdx_cmd_optimize(int argc, char **argv)
                    ? TDX_EXIT_INPUT
                    : TDX_EXIT_FAILED;
     if (!quiet) {
-        printf("%s: %d round%s, %d candidate%s tried, %d kept\n", o.task_path, res.rounds,
-               res.rounds == 1 ? "" : "s", res.tried, res.tried == 1 ? "" : "s", res.kept);
+        printf("%s: %d round%s, %d candidate%s tried, %d kept%s\n", o.task_path, res.rounds,
+               res.rounds == 1 ? "" : "s", res.tried, res.tried == 1 ? "" : "s", res.kept,
+               res.reverted ? " (undone: not faster than the task side by side)" : "");
         if (res.initial_s > 0 && res.final_s > 0)
             printf("time: %.4g ms -> %.4g ms (%.2fx)\n", res.initial_s * 1e3, res.final_s * 1e3,
                    res.initial_s / res.final_s);

@@ -128,6 +128,8 @@ typedef struct tdx_loop_opts {
     const char *out_path;     /* NULL: TASK.opt.py next to the task */
     int max_rounds;           /* 0: 15 */
     int no_stack;             /* 1: never stack the round's two winners into one more candidate */
+    int no_confirm;           /* 1: the final time is the rounds' ratios chained, not one side-by-side
+                               * timing of the result against the task at the end */
     int max_cands;            /* per round, 0: 8 */
     double time_budget_s;     /* 0: none */
     double target_fraction;   /* stop at this fraction of the roofline; 0: 0.85 */
@@ -154,6 +156,8 @@ typedef struct tdx_loop_result {
     int tried;
     double initial_s, final_s;
     double final_fraction;    /* < 0 unknown */
+    int reverted;             /* 1: what the rounds kept was not faster than the task side by side
+                               * at the end: the result is the task as given */
     char stop_reason[256];
     char out_path[1024];
     char run_dir[1024];

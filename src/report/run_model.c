@@ -381,6 +381,17 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
             r->elapsed_s = num(e, "elapsed_s", 0);
             if (r->decided_level < 0)
                 r->decided_level = (int)inum(e, "decided_level", -1);
+        } else if (strcmp(t, "confirm") == 0) {
+            /* the result timed side by side with the task at the end: this is its time */
+            double fs = num(e, "final_s", 0);
+            if (fs > 0)
+                op->final_s = fs;
+            double fr = num(e, "fraction", -1);
+            if (fr >= 0)
+                op->final_fraction = fr;
+            if (json_is_true(json_object_get(e, "reverted")))
+                note(m, "timed side by side with the task at the end, the kept source was not faster: "
+                        "the result is the task as given");
         } else if (strcmp(t, "resume") == 0) {
             op->resumes++;
         } else if (strcmp(t, "stop") == 0) {

@@ -118,6 +118,40 @@ static void one_row_per_task(void **state)
     tdx_bench_free(&r);
 }
 
+/* The kept families and levels come from the journal's keeps; a confirm
+ * that undid them (the result not faster than the task side by side)
+ * leaves none. */
+static void kept_families_from_the_journal(void **state)
+{
+    (void)state;
+    static const char *const tails[] = {"", ", {\"type\": \"confirm\", \"reverted\": false}",
+                                        ", {\"type\": \"confirm\", \"reverted\": true}"};
+    static const char *const fams[] = {"retune,split-k", "retune,split-k", ""};
+    static const char *const levels[] = {"0,-", "0,-", ""};
+    for (int i = 0; i < 3; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[{\"type\": \"baseline\", \"fraction\": 0.25},"
+                 " {\"type\": \"keep\", \"round\": 1, \"family\": \"retune\"},"
+                 " {\"type\": \"round_end\", \"round\": 1, \"decided_level\": 0},"
+                 " {\"type\": \"keep\", \"round\": 2, \"family\": \"split-k\"},"
+                 " {\"type\": \"round_end\", \"round\": 2, \"decided_level\": -1}%s]",
+                 tails[i]);
+        json_t *entries = json_loads(text, 0, NULL);
+        assert_non_null(entries);
+        tdx_bench_row w = {0};
+        w.levels = strdup("");
+        w.families = strdup("");
+        tdx_bench_row_from_entries(&w, entries);
+        assert_string_equal(w.families, fams[i]);
+        assert_string_equal(w.levels, levels[i]);
+        assert_true(fabs(w.fraction_before - 0.25) < 1e-12);
+        free(w.levels);
+        free(w.families);
+        json_decref(entries);
+    }
+}
+
 /* Rows with the torch columns: eager_ms/compile_ms (and older rows' seconds),
  * which baseline was timed, n/a columns that count neither way. */
 static void torch_columns_of_canned_rows(void **state)
@@ -226,6 +260,7 @@ int main(void)
         cmocka_unit_test(summary_of_canned_rows),
         cmocka_unit_test(empty_and_bad_inputs),
         cmocka_unit_test(one_row_per_task),
+        cmocka_unit_test(kept_families_from_the_journal),
         cmocka_unit_test(torch_columns_of_canned_rows),
         cmocka_unit_test(torch_columns_from_replies),
     };

@@ -44,6 +44,11 @@ static double fake_time(const char *path)
 }
 
 static int crash_on_time = 0;
+/* A noisy device: the best so far reads base_bias times its time in each
+ * round's timings; side by side with the task (the confirm) the kept source
+ * reads confirm_scale times its time. */
+static double base_bias = 1.0, confirm_scale = 1.0;
+static int confirms = 0;
 
 static tdx_status fx_check(void *ud, const char *task_path, const char *cand, tdx_loop_check *res)
 {
@@ -67,9 +72,11 @@ static tdx_status fx_time(void *ud, const char *task_path, const char *base, con
     (void)task_path;
     if (crash_on_time && cand && --crash_on_time == 0)
         _exit(9); /* the process dies mid-round */
-    t->base_median_s = fake_time(base);
+    int confirm = cand && strcmp(base, task) == 0;
+    confirms += confirm;
+    t->base_median_s = fake_time(base) * (confirm || !cand ? 1.0 : base_bias);
     t->base_iqr_s = 0.02 * t->base_median_s;
-    t->cand_median_s = cand ? fake_time(cand) : 0;
+    t->cand_median_s = cand ? fake_time(cand) * (confirm ? confirm_scale : 1.0) : 0;
     t->cand_iqr_s = cand ? 0.02 * t->cand_median_s : 0;
     t->fraction = cand ? 1e-3 / t->cand_median_s : 1e-3 / t->base_median_s;
     return TDX_OK;
@@ -122,6 +129,8 @@ static tdx_status fx_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *
 static int setup(void **state)
 {
     (void)state;
+    base_bias = confirm_scale = 1.0;
+    confirms = 0;
     snprintf(dir, sizeof dir, "/tmp/tdx_loop_%ld", (long)getpid());
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp %s/loop/scale.py %s/scale.py", dir, dir,
@@ -419,7 +428,8 @@ static tdx_status never_check(void *ud, const char *task_path, const char *cand,
 static tdx_status never_time(void *ud, const char *task_path, const char *base, const char *cand,
                              tdx_loop_timing *t)
 {
-    (void)ud, (void)task_path, (void)base, (void)cand, (void)t;
+    if (cand && strcmp(base, task) == 0) /* the end's side-by-side timing: no check */
+        return fx_time(ud, task_path, base, cand, t);
     fail_msg("time called although the executor has a trial");
     return TDX_ERR_ARG;
 }
@@ -508,6 +518,123 @@ static void a_trial_executor_does_both_steps_in_one_call(void **state)
     tdx_diags_free(&d);
 }
 
+/* The journal's entries of one type, in order (a new reference). */
+static json_t *entries_of(const char *type)
+{
+    char jpath[400];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    json_t *all, *found = json_array();
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *e = json_array_get(all, i);
+        const char *t = json_string_value(json_object_get(e, "type"));
+        if (t && strcmp(t, type) == 0)
+            json_array_append(found, e);
+    }
+    json_decref(all);
+    tdx_diags_free(&d);
+    return found;
+}
+
+/* Each round's timing reads the best so far 25 % slow, so the rounds'
+ * ratios chained make the result 1.25 times faster than it is at least; the timing side
+ * by side with the task at the end gives its true time, and a resumed
+ * (finished) run reports that one too. --no-confirm keeps the chain. */
+static void the_result_is_timed_side_by_side_with_the_task(void **state)
+{
+    for (int no_confirm = 0; no_confirm < 2; no_confirm++) {
+        if (no_confirm) {
+            assert_int_equal(teardown(state), 0);
+            assert_int_equal(setup(state), 0);
+        }
+        base_bias = 1.25;
+        tdx_loop_opts o = opts_for();
+        o.no_confirm = no_confirm;
+        tdx_loop_result res;
+        tdx_diags d;
+        tdx_diags_init(&d);
+        assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+        tdx_diags_free(&d);
+        assert_true(res.kept >= 1);
+        assert_int_equal(res.reverted, 0);
+        assert_int_equal(confirms, no_confirm ? 0 : 1);
+        /* the chain: the last keep's time, at least one 25 % too fast */
+        json_t *keeps = entries_of("keep");
+        double chained = json_number_value(json_object_get(json_array_get(keeps, json_array_size(keeps) - 1), "median_s"));
+        json_decref(keeps);
+        double truth = fake_time(out); /* the result's time on the fake device */
+        assert_true(chained < truth / 1.2);
+        assert_true(fabs(res.final_s - (no_confirm ? chained : truth)) < 1e-9);
+        json_t *c = entries_of("confirm");
+        assert_int_equal(json_array_size(c), no_confirm ? 0 : 1);
+        if (!no_confirm) {
+            json_t *e = json_array_get(c, 0);
+            assert_true(fabs(json_number_value(json_object_get(e, "chained_final_s")) - chained) < 1e-6);
+            assert_true(fabs(json_number_value(json_object_get(e, "final_s")) - truth) < 1e-9);
+            assert_false(json_is_true(json_object_get(e, "reverted")));
+            json_t *tm = json_object_get(e, "timing");
+            assert_true(fabs(json_number_value(json_object_get(tm, "base_median_s")) - 10e-3) < 1e-9);
+            /* the stop entry reports the confirmed time */
+            json_t *s = entries_of("stop");
+            assert_true(fabs(json_number_value(json_object_get(json_array_get(s, 0), "final_median_s")) - truth) < 1e-9);
+            json_decref(s);
+            /* resumed after it finished: the same result, nothing timed again */
+            o.resume = 1;
+            tdx_diags_init(&d);
+            assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+            tdx_diags_free(&d);
+            assert_int_equal(confirms, 1);
+            assert_true(fabs(res.final_s - truth) < 1e-9);
+        }
+        json_decref(c);
+    }
+}
+
+/* The rounds kept a source that, side by side with the task at the end,
+ * is slower: the result is the task as given, said in a warning and the
+ * journal, and its time is the task's. */
+static void a_result_no_faster_than_the_task_is_undone(void **state)
+{
+    (void)state;
+    char *orig;
+    size_t olen;
+    assert_int_equal(tdx_file_read(task, 1 << 20, &orig, &olen), TDX_OK);
+    confirm_scale = 20.0; /* 1 ms kept, read as 20 ms beside the task's 10 */
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_int_equal(res.reverted, 1);
+    assert_true(fabs(res.final_s - res.initial_s) < 1e-12);
+    assert_true(fabs(res.final_fraction - 0.1) < 1e-9); /* the task's own */
+    int warned = 0;
+    for (size_t i = 0; i < d.len; i++)
+        warned += strstr(d.items[i].msg, "the result is the task as given") != NULL;
+    assert_int_equal(warned, 1);
+    tdx_diags_free(&d);
+    char *got;
+    size_t glen;
+    assert_int_equal(tdx_file_read(out, 1 << 20, &got, &glen), TDX_OK);
+    assert_int_equal(glen, olen);
+    assert_memory_equal(got, orig, olen);
+    free(got);
+    json_t *c = entries_of("confirm");
+    assert_int_equal(json_array_size(c), 1);
+    assert_true(json_is_true(json_object_get(json_array_get(c, 0), "reverted")));
+    json_decref(c);
+    /* resumed after it finished: still undone */
+    o.resume = 1;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    tdx_diags_free(&d);
+    assert_int_equal(res.reverted, 1);
+    assert_true(fabs(res.final_s - res.initial_s) < 1e-12);
+    free(orig);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +645,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(resumes_a_damaged_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_after_a_keep_without_its_round_end, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_result_is_timed_side_by_side_with_the_task, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_result_no_faster_than_the_task_is_undone, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
         cmocka_set_test_filter(getenv("TDX_TEST_FILTER"));

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,36 @@ static void test_against_round_best(void **s)
     remove_run(dir);
 }
 
+/* The end's side-by-side timing is the run's final time; one that undid the
+ * kept source says so in a note and leaves the task's time. */
+static void test_confirm_sets_the_final_time(void **s)
+{
+    (void)s;
+    static const char *const tails[] = {
+        "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.0005,\"fraction\":0.8,"
+        "\"reverted\":false,\"seq\":8}\n",
+        "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.001,\"fraction\":0.5,"
+        "\"reverted\":true,\"seq\":8}\n"};
+    static const double final_s[] = {0.0005, 0.001}, fraction[] = {0.8, 0.5};
+    for (int i = 0; i < 2; i++) {
+        char journal[4096];
+        size_t n = strlen(stacked) - strlen(strstr(stacked, "{\"type\":\"stop\""));
+        snprintf(journal, sizeof journal, "%.*s%s{\"type\":\"stop\",\"reason\":\"round limit reached\",\"seq\":9}\n",
+                 (int)n, stacked, tails[i]);
+        char dir[64];
+        make_run(dir, sizeof dir, journal);
+        tdx_rep_model *m = load_ok(dir);
+        assert_true(fabs(m->opt.final_s - final_s[i]) < 1e-12);
+        assert_true(fabs(m->opt.final_fraction - fraction[i]) < 1e-12);
+        int said = 0;
+        for (size_t k = 0; k < m->nnotes; k++)
+            said += strstr(m->notes[k], "the result is the task as given") != NULL;
+        assert_int_equal(said, i);
+        tdx_rep_run_free(m);
+        remove_run(dir);
+    }
+}
+
 /* Every string from the run comes out escaped: no tag of it survives. */
 static void test_run_strings_escaped(void **s)
 {
@@ -655,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_ceilings_file),
         cmocka_unit_test(test_off_scale),
         cmocka_unit_test(test_against_round_best),
+        cmocka_unit_test(test_confirm_sets_the_final_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
