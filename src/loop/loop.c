@@ -429,13 +429,28 @@ static int try_candidate(run *r, int round, size_t ci, size_t against, const tdx
     return passed;
 }
 
-/* The kept source timed side by side with the task as given, once, at the
- * end. Each keep was timed against the best before it and the running time
- * is the product of those ratios, whose noise multiplies (one kernel read
- * 17.1, 18.7 and 19.5 ms in three timings of one run); the final time is
- * the initial times this one ratio. When the kept source is not faster
- * than the task beyond the spread, the task is the result. A timing that
- * fails leaves the chained time, said in the journal. */
+/* The larger of a timing's two IQRs, each relative to its median. */
+static double rel_spread(const tdx_loop_timing *t)
+{
+    double b = t->base_median_s > 0 ? t->base_iqr_s / t->base_median_s : 1;
+    double c = t->cand_median_s > 0 ? t->cand_iqr_s / t->cand_median_s : 1;
+    return b > c ? b : c;
+}
+
+/* A confirm timing spread wider than this is taken again, once. */
+#define CONFIRM_NOISY 0.03
+
+/* The kept source timed side by side with the task as given at the end.
+ * Each keep was timed against the best before it and the running time is
+ * the product of those ratios, whose noise multiplies (one kernel read
+ * 17.1, 18.7 and 19.5 ms in three timings of one run): the final time is
+ * the initial times this one ratio. A timing spread over more than 3 % is
+ * taken again and the narrower of the two decides (a launch whose host
+ * path is as long as its kernel reads up to 34 % IQR while other
+ * processes load the CPU). Faster beyond the spread: confirmed. Slower
+ * beyond it: the task is the result (undone). Within it: inconclusive, the
+ * chained time stands. A timing that fails leaves the chained time too;
+ * the journal says which. */
 static tdx_status confirm(run *r)
 {
     tdx_loop_result *res = r->res;
@@ -443,32 +458,53 @@ static tdx_status confirm(run *r)
         return TDX_OK;
     progress(r, res->rounds, 0, 0, "confirm");
     tdx_loop_timing t;
-    memset(&t, 0, sizeof t);
-    t.fraction = -1;
+    tdx_status st = TDX_OK;
+    int timings = 0;
     double t0 = now_s();
-    tdx_status st = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->o->task_path, r->best_path, &t);
+    for (int k = 0; k < 2; k++) {
+        tdx_loop_timing tk;
+        memset(&tk, 0, sizeof tk);
+        tk.fraction = -1;
+        tdx_status sk = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->o->task_path, r->best_path, &tk);
+        timings++;
+        int ok = !sk && tk.base_median_s > 0 && tk.cand_median_s > 0;
+        if (k == 0 || (ok && (st || rel_spread(&tk) < rel_spread(&t)))) {
+            t = tk;
+            st = ok ? TDX_OK : sk ? sk : TDX_ERR_CHILD;
+        }
+        if (!st && rel_spread(&t) <= CONFIRM_NOISY)
+            break;
+    }
     double time_s = now_s() - t0;
     double chained = res->final_s;
-    json_t *e = json_pack("{s:s, s:f, s:f}", "type", "confirm", "chained_final_s", chained, "time_s", time_s);
+    json_t *e = json_pack("{s:s, s:f, s:f, s:i}", "type", "confirm", "chained_final_s", chained, "time_s", time_s,
+                          "timings", timings);
     if (!e)
         return TDX_ERR_NOMEM;
-    if (st || t.base_median_s <= 0 || t.cand_median_s <= 0) {
-        json_object_set_new(e, "reason", json_string(t.reason[0] ? t.reason : st ? tdx_status_str(st)
-                                                                          : "no time"));
+    if (st) {
+        json_object_set_new(e, "reason", json_string(t.reason[0] ? t.reason : tdx_status_str(st)));
         json_object_set_new(e, "final_s", json_real(chained));
         return jlog(r, e);
     }
-    int reverted = !faster(&t);
-    res->final_s = reverted ? res->initial_s : res->initial_s * (t.cand_median_s / t.base_median_s);
-    if (reverted)
+    double spread = t.base_iqr_s > t.cand_iqr_s ? t.base_iqr_s : t.cand_iqr_s;
+    int confirmed = faster(&t);
+    int reverted = !confirmed && t.cand_median_s > t.base_median_s + spread;
+    if (confirmed) {
+        res->final_s = res->initial_s * (t.cand_median_s / t.base_median_s);
+        if (t.fraction >= 0)
+            res->final_fraction = t.fraction;
+    } else if (reverted) {
+        res->final_s = res->initial_s;
         res->final_fraction = r->initial_fraction;
-    else if (t.fraction >= 0)
-        res->final_fraction = t.fraction;
+    }
     res->reverted = reverted;
     json_object_set_new(e, "timing",
                         json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t.base_median_s, "base_iqr_s",
                                   t.base_iqr_s, "cand_median_s", t.cand_median_s, "cand_iqr_s", t.cand_iqr_s,
                                   "fraction", t.fraction));
+    json_object_set_new(e, "outcome", json_string(confirmed  ? "faster"
+                                                  : reverted ? "slower"
+                                                             : "inconclusive"));
     json_object_set_new(e, "final_s", json_real(res->final_s));
     json_object_set_new(e, "fraction", json_real(res->final_fraction));
     json_object_set_new(e, "reverted", json_boolean(reverted));
@@ -477,9 +513,9 @@ static tdx_status confirm(run *r)
         return js;
     if (reverted) {
         tdx_diags_add(r->diags, TDX_SEV_WARNING, r->o->task_path, 0, 0,
-                      "side by side with the task, the kept source is not faster (%.4g s vs %.4g s): "
+                      "side by side with the task, the kept source is slower (%.4g s vs %.4g s, spread %.2g s): "
                       "the result is the task as given",
-                      t.cand_median_s, t.base_median_s);
+                      t.cand_median_s, t.base_median_s, spread);
         return write_best(r, r->orig, r->olen);
     }
     return TDX_OK;

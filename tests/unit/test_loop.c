@@ -49,6 +49,7 @@ static int crash_on_time = 0;
  * reads confirm_scale times its time. */
 static double base_bias = 1.0, confirm_scale = 1.0;
 static int confirms = 0;
+static int noisy_confirms = 0; /* this many confirms read even, with a 10 % IQR */
 
 static tdx_status fx_check(void *ud, const char *task_path, const char *cand, tdx_loop_check *res)
 {
@@ -78,6 +79,11 @@ static tdx_status fx_time(void *ud, const char *task_path, const char *base, con
     t->base_iqr_s = 0.02 * t->base_median_s;
     t->cand_median_s = cand ? fake_time(cand) * (confirm ? confirm_scale : 1.0) : 0;
     t->cand_iqr_s = cand ? 0.02 * t->cand_median_s : 0;
+    if (confirm && noisy_confirms > 0) {
+        noisy_confirms--;
+        t->cand_median_s = t->base_median_s;
+        t->base_iqr_s = t->cand_iqr_s = 0.1 * t->base_median_s;
+    }
     t->fraction = cand ? 1e-3 / t->cand_median_s : 1e-3 / t->base_median_s;
     return TDX_OK;
 }
@@ -130,7 +136,7 @@ static int setup(void **state)
 {
     (void)state;
     base_bias = confirm_scale = 1.0;
-    confirms = 0;
+    confirms = noisy_confirms = 0;
     snprintf(dir, sizeof dir, "/tmp/tdx_loop_%ld", (long)getpid());
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp %s/loop/scale.py %s/scale.py", dir, dir,
@@ -593,9 +599,9 @@ static void the_result_is_timed_side_by_side_with_the_task(void **state)
 }
 
 /* The rounds kept a source that, side by side with the task at the end,
- * is slower: the result is the task as given, said in a warning and the
- * journal, and its time is the task's. */
-static void a_result_no_faster_than_the_task_is_undone(void **state)
+ * is slower beyond the spread: the result is the task as given, said in a
+ * warning and the journal, and its time is the task's. */
+static void a_result_slower_than_the_task_is_undone(void **state)
 {
     (void)state;
     char *orig;
@@ -635,6 +641,54 @@ static void a_result_no_faster_than_the_task_is_undone(void **state)
     free(orig);
 }
 
+/* Side by side with the task, the result reads even (within the spread):
+ * neither faster nor slower, so the chained time stands and the result is
+ * kept; the journal says "inconclusive". */
+static void an_inconclusive_confirm_keeps_the_chained_time(void **state)
+{
+    (void)state;
+    confirm_scale = 10.0; /* the kept 1 ms reads 10 ms beside the task's 10 ms */
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    tdx_diags_free(&d);
+    assert_int_equal(res.reverted, 0);
+    assert_int_equal(confirms, 1);
+    assert_true(fabs(res.final_s - 1e-3) < 1e-9);
+    char *best;
+    size_t blen;
+    assert_int_equal(tdx_file_read(out, 1 << 20, &best, &blen), TDX_OK);
+    assert_non_null(strstr(best, "BLOCK=1024, num_warps=8"));
+    free(best);
+    json_t *c = entries_of("confirm");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "outcome")), "inconclusive");
+    json_decref(c);
+}
+
+/* A confirm timing spread over more than 3 % is taken again; the narrower
+ * of the two decides. */
+static void a_noisy_confirm_is_taken_again(void **state)
+{
+    (void)state;
+    noisy_confirms = 1;
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    tdx_diags_free(&d);
+    assert_int_equal(confirms, 2);
+    assert_true(fabs(res.final_s - 1e-3) < 1e-9);
+    json_t *c = entries_of("confirm");
+    json_t *e = json_array_get(c, 0);
+    assert_int_equal(json_integer_value(json_object_get(e, "timings")), 2);
+    assert_string_equal(json_string_value(json_object_get(e, "outcome")), "faster");
+    assert_true(json_number_value(json_object_get(json_object_get(e, "timing"), "base_iqr_s")) < 0.03 * 10e-3);
+    json_decref(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -646,7 +700,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(resumes_after_a_keep_without_its_round_end, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(the_result_is_timed_side_by_side_with_the_task, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_result_no_faster_than_the_task_is_undone, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_result_slower_than_the_task_is_undone, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_inconclusive_confirm_keeps_the_chained_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_noisy_confirm_is_taken_again, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
         cmocka_set_test_filter(getenv("TDX_TEST_FILTER"));
