@@ -13,14 +13,11 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "journal/journal.h"
+#include "loop/loop_int.h"
 #include "loop/propose.h"
 #include "rewrite/edit.h"
 
 #define TDX_LOOP_MAX_SRC ((size_t)4 << 20)
-/* The fraction of the roofline floor that stops the loop (opts.target_fraction). */
-#define TARGET_FRACTION 0.85
-/* The reach rule's margin: a best within 2 % of opts.reach_s counts as reaching it. */
-#define REACH_MARGIN 1.02
 
 tdx_status tdx_loop_cands_push(tdx_loop_cands *c, char *source, size_t len, const char *family,
                                const char *origin, const char *summary)
@@ -66,7 +63,7 @@ void tdx_loop_cands_free(tdx_loop_cands *c)
     memset(c, 0, sizeof *c);
 }
 
-static double now_s(void)
+double tdx_loop__now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -82,29 +79,7 @@ static void sibling(const char *task, const char *suffix, char *out, size_t n)
     snprintf(out, n, "%.*s%s", (int)len, task, suffix);
 }
 
-typedef struct run {
-    const tdx_loop_opts *o;
-    tdx_loop_result *res;
-    tdx_diags *diags;
-    tdx_jnl jnl;
-    char *orig;          /* the task's source */
-    size_t olen;
-    char *best;          /* the best source so far */
-    size_t blen;
-    char best_path[1100];
-    json_t *tried;       /* object: hash -> true */
-    json_t *replay;      /* object: hash -> candidate entry, of the round a
-                          * resumed run died in: its outcome is taken from
-                          * the journal, not measured again */
-    double t0;
-    double elapsed_before; /* from earlier sessions of a resumed run */
-    double last_fraction;
-    double initial_fraction; /* the task's own, from its baseline; < 0 unknown */
-    /* the diagnosis as run: level 1 told the ceilings and the timing the
-     * loop made of its best so far, so it need not measure them again */
-    tdx_dx_opts dx;
-    tdx_dx_l1_opts l1;
-} run;
+typedef tdx_loop__run run;
 
 /* Tell level 1 the timing of the best source (r->best) just made. */
 static void remember_timing(run *r, double median_s, double iqr_s, const tdx_loop_timing *t)
@@ -119,13 +94,13 @@ static void remember_timing(run *r, double median_s, double iqr_s, const tdx_loo
     snprintf(r->l1.known_dtype, sizeof r->l1.known_dtype, "%s", t->dtype);
 }
 
-static tdx_status jlog(run *r, json_t *e)
+tdx_status tdx_loop__jlog(run *r, json_t *e)
 {
     if (!e)
         return TDX_ERR_NOMEM;
     /* when it happened, in the run's seconds: where a run's time goes */
     if (!json_object_get(e, "at_s"))
-        json_object_set_new(e, "at_s", json_real(r->elapsed_before + now_s() - r->t0));
+        json_object_set_new(e, "at_s", json_real(r->elapsed_before + tdx_loop__now_s() - r->t0));
     tdx_status st = tdx_jnl_append(&r->jnl, e);
     json_decref(e);
     if (st)
@@ -133,17 +108,17 @@ static tdx_status jlog(run *r, json_t *e)
     return st;
 }
 
-static void progress(run *r, int round, size_t ci, size_t nc, const char *what)
+void tdx_loop__progress(run *r, int round, size_t ci, size_t nc, const char *what)
 {
     if (!r->o->progress)
         return;
     tdx_loop_progress p = {round, r->o->max_rounds > 0 ? r->o->max_rounds : 15, ci, nc,
                            r->res->final_s, r->res->initial_s,
-                           r->elapsed_before + now_s() - r->t0, what};
+                           r->elapsed_before + tdx_loop__now_s() - r->t0, what};
     r->o->progress(&p, r->o->progress_ud);
 }
 
-static tdx_status write_best(run *r, const char *src, size_t len)
+tdx_status tdx_loop__write_best(run *r, const char *src, size_t len)
 {
     tdx_status st = tdx_file_write(r->best_path, src, len);
     if (!st)
@@ -269,7 +244,7 @@ static json_t *sandbox_json(const tdx_loop_check *c)
     return json_pack("{s:b, s:b}", "net", c->net_isolated, "fs", c->fs_isolated);
 }
 
-static int faster(const tdx_loop_timing *t)
+int tdx_loop__faster(const tdx_loop_timing *t)
 {
     double spread = t->base_iqr_s > t->cand_iqr_s ? t->base_iqr_s : t->cand_iqr_s;
     return t->cand_median_s > 0 && t->cand_median_s < t->base_median_s &&
@@ -291,7 +266,7 @@ static int even(const tdx_loop_timing *t)
  * round's best, measured side by side: the kept best's median moves by
  * several percent from one measurement to the next, more than the
  * difference between two of its rewrites often is). */
-static int try_candidate(run *r, int round, size_t ci, size_t against, const tdx_loop_cand *c, const char *path,
+int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const tdx_loop_cand *c, const char *path,
                          tdx_loop_timing *t, tdx_status *fatal)
 {
     char against_path[1200];
@@ -339,7 +314,7 @@ static int try_candidate(run *r, int round, size_t ci, size_t against, const tdx
         int timed = 0;
         if (!why[0] && r->o->exec.trial) {
             /* both steps in one go, where the executor can */
-            progress(r, round, ci, 0, "check+time");
+            tdx_loop__progress(r, round, ci, 0, "check+time");
             tdx_loop_trial tr;
             memset(&tr, 0, sizeof tr);
             tr.check_wait_s = tr.time_wait_s = -1;
@@ -360,25 +335,25 @@ static int try_candidate(run *r, int round, size_t ci, size_t against, const tdx
                 timed = 1;
             }
         } else if (!why[0]) {
-            progress(r, round, ci, 0, "check");
-            double c0 = now_s();
+            tdx_loop__progress(r, round, ci, 0, "check");
+            double c0 = tdx_loop__now_s();
             tdx_status st = r->o->exec.check(r->o->exec.ud, r->o->task_path, path, &chk);
-            check_s = now_s() - c0;
+            check_s = tdx_loop__now_s() - c0;
             if (st || !chk.ok)
                 snprintf(why, sizeof why, "check failed: %.480s", chk.reason[0] ? chk.reason : tdx_status_str(st));
         }
         if (!why[0] && !timed) {
-            progress(r, round, ci, 0, "time");
-            double t0 = now_s();
+            tdx_loop__progress(r, round, ci, 0, "time");
+            double t0 = tdx_loop__now_s();
             tst = r->o->exec.time(r->o->exec.ud, r->o->task_path, base_path, path, t);
-            time_s = now_s() - t0;
+            time_s = tdx_loop__now_s() - t0;
             timed = 1;
         }
         if (!why[0] && timed) {
             tdx_status st = tst;
             if (st)
                 snprintf(why, sizeof why, "timing failed: %.480s", t->reason[0] ? t->reason : tdx_status_str(st));
-            else if (!faster(t)) {
+            else if (!tdx_loop__faster(t)) {
                 snprintf(why, sizeof why, "not faster: %.4g s vs %.4g s (spread %.2g s)",
                          t->cand_median_s, t->base_median_s,
                          t->base_iqr_s > t->cand_iqr_s ? t->base_iqr_s : t->cand_iqr_s);
@@ -423,116 +398,24 @@ static int try_candidate(run *r, int round, size_t ci, size_t against, const tdx
                                       "base_iqr_s", t->base_iqr_s, "cand_median_s", t->cand_median_s,
                                       "cand_iqr_s", t->cand_iqr_s, "fraction", t->fraction));
     tdx_buf_free(&diff);
-    *fatal = jlog(r, e);
+    *fatal = tdx_loop__jlog(r, e);
     json_object_set_new(r->tried, hash, json_true());
     r->res->tried++;
     return passed;
 }
 
-/* The larger of a timing's two IQRs, each relative to its median. */
-static double rel_spread(const tdx_loop_timing *t)
-{
-    double b = t->base_median_s > 0 ? t->base_iqr_s / t->base_median_s : 1;
-    double c = t->cand_median_s > 0 ? t->cand_iqr_s / t->cand_median_s : 1;
-    return b > c ? b : c;
-}
-
-/* A confirm timing spread wider than this is taken again, once. */
-#define CONFIRM_NOISY 0.03
-
-/* The kept source timed side by side with the task as given at the end.
- * Each keep was timed against the best before it and the running time is
- * the product of those ratios, whose noise multiplies (one kernel read
- * 17.1, 18.7 and 19.5 ms in three timings of one run): the final time is
- * the initial times this one ratio. A timing spread over more than 3 % is
- * taken again and the narrower of the two decides (a launch whose host
- * path is as long as its kernel reads up to 34 % IQR while other
- * processes load the CPU). Faster beyond the spread: confirmed. Slower
- * beyond it: the task is the result (undone). Within it: inconclusive, the
- * chained time stands. A timing that fails leaves the chained time too;
- * the journal says which. */
-static tdx_status confirm(run *r)
-{
-    tdx_loop_result *res = r->res;
-    if (!res->kept || r->o->no_confirm)
-        return TDX_OK;
-    progress(r, res->rounds, 0, 0, "confirm");
-    tdx_loop_timing t;
-    tdx_status st = TDX_OK;
-    int timings = 0;
-    double t0 = now_s();
-    for (int k = 0; k < 2; k++) {
-        tdx_loop_timing tk;
-        memset(&tk, 0, sizeof tk);
-        tk.fraction = -1;
-        tdx_status sk = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->o->task_path, r->best_path, &tk);
-        timings++;
-        int ok = !sk && tk.base_median_s > 0 && tk.cand_median_s > 0;
-        if (k == 0 || (ok && (st || rel_spread(&tk) < rel_spread(&t)))) {
-            t = tk;
-            st = ok ? TDX_OK : sk ? sk : TDX_ERR_CHILD;
-        }
-        if (!st && rel_spread(&t) <= CONFIRM_NOISY)
-            break;
-    }
-    double time_s = now_s() - t0;
-    double chained = res->final_s;
-    json_t *e = json_pack("{s:s, s:f, s:f, s:i}", "type", "confirm", "chained_final_s", chained, "time_s", time_s,
-                          "timings", timings);
-    if (!e)
-        return TDX_ERR_NOMEM;
-    if (st) {
-        json_object_set_new(e, "reason", json_string(t.reason[0] ? t.reason : tdx_status_str(st)));
-        json_object_set_new(e, "final_s", json_real(chained));
-        return jlog(r, e);
-    }
-    double spread = t.base_iqr_s > t.cand_iqr_s ? t.base_iqr_s : t.cand_iqr_s;
-    int confirmed = faster(&t);
-    int reverted = !confirmed && t.cand_median_s > t.base_median_s + spread;
-    if (confirmed) {
-        res->final_s = res->initial_s * (t.cand_median_s / t.base_median_s);
-        if (t.fraction >= 0)
-            res->final_fraction = t.fraction;
-    } else if (reverted) {
-        res->final_s = res->initial_s;
-        res->final_fraction = r->initial_fraction;
-    }
-    res->reverted = reverted;
-    json_object_set_new(e, "timing",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t.base_median_s, "base_iqr_s",
-                                  t.base_iqr_s, "cand_median_s", t.cand_median_s, "cand_iqr_s", t.cand_iqr_s,
-                                  "fraction", t.fraction));
-    json_object_set_new(e, "outcome", json_string(confirmed  ? "faster"
-                                                  : reverted ? "slower"
-                                                             : "inconclusive"));
-    json_object_set_new(e, "final_s", json_real(res->final_s));
-    json_object_set_new(e, "fraction", json_real(res->final_fraction));
-    json_object_set_new(e, "reverted", json_boolean(reverted));
-    tdx_status js = jlog(r, e);
-    if (js)
-        return js;
-    if (reverted) {
-        tdx_diags_add(r->diags, TDX_SEV_WARNING, r->o->task_path, 0, 0,
-                      "side by side with the task, the kept source is slower (%.4g s vs %.4g s, spread %.2g s): "
-                      "the result is the task as given",
-                      t.cand_median_s, t.base_median_s, spread);
-        return write_best(r, r->orig, r->olen);
-    }
-    return TDX_OK;
-}
-
 static tdx_status stop(run *r, int round, const char *reason)
 {
     snprintf(r->res->stop_reason, sizeof r->res->stop_reason, "%s", reason);
-    tdx_status cs = confirm(r);
+    tdx_status cs = tdx_loop__confirm(r);
     if (cs)
         return cs;
     if (!r->res->kept) /* nothing better: the result is the task as it was */
-        write_best(r, r->best, r->blen);
-    return jlog(r, json_pack("{s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:f}", "type", "stop", "reason",
+        tdx_loop__write_best(r, r->best, r->blen);
+    return tdx_loop__jlog(r, json_pack("{s:s, s:s, s:i, s:i, s:i, s:f, s:f, s:f}", "type", "stop", "reason",
                              reason, "rounds", round, "kept", r->res->kept, "tried", r->res->tried,
                              "initial_median_s", r->res->initial_s, "final_median_s",
-                             r->res->final_s, "elapsed_s", r->elapsed_before + now_s() - r->t0));
+                             r->res->final_s, "elapsed_s", r->elapsed_before + tdx_loop__now_s() - r->t0));
 }
 
 /* Ask every proposer, then take their candidates in turns (the first of
@@ -571,135 +454,6 @@ static tdx_status propose_all(run *r, const tdx_loop_ctx *ctx, tdx_loop_cands *o
     return st;
 }
 
-/* The timing of a candidate measured against the round's best (best, itself
- * measured against the kept best) rescaled to read against the kept best:
- * its median as measured, the base's such that the ratio is the product. */
-static tdx_loop_timing chained(const tdx_loop_timing *best, const tdx_loop_timing *t)
-{
-    tdx_loop_timing c = *t;
-    double ratio = best->base_median_s > 0 ? best->cand_median_s / best->base_median_s : 1;
-    if (ratio > 0) {
-        c.base_median_s = t->base_median_s / ratio;
-        c.base_iqr_s = t->base_iqr_s / ratio;
-    }
-    return c;
-}
-
-/* Two candidates of different families both won: stack the runner-up's
- * family on the winner and try that too (one more candidate), appended to
- * cands, timed side by side with the winner; it becomes the round's best
- * when it beats it. With no
- * second winner, the fastest candidate of another family that came out
- * even is the runner-up: a rewrite that does nothing measurable on the
- * untuned kernel can on the tuned one (an fp32 dot's operand layout
- * matters once the tile is large enough for wgmma). ratio_of[i] is
- * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
-static tdx_status stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
-                                const int *verdict_of, int *best_i, tdx_loop_timing *best_t, size_t *last_ci)
-{
-    const tdx_loop_cand *best = &cands->items[*best_i];
-    int second = -1;
-    for (int kind = 1; kind <= 2 && second < 0; kind++)
-        for (size_t i = 0; i < n; i++)
-            if ((int)i != *best_i && verdict_of[i] == kind && strcmp(cands->items[i].family, best->family) != 0 &&
-                (second < 0 || ratio_of[i] < ratio_of[second]))
-                second = (int)i;
-    if (second < 0)
-        return TDX_OK;
-    tdx_loop_cand stacked;
-    if (tdx_loop_builtin_stack(r->o->task_path, best, &cands->items[second], &stacked, r->diags) != TDX_OK)
-        return TDX_OK;
-    size_t ci = n + 1;
-    *last_ci = ci;
-    char path[1200];
-    snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
-    progress(r, round, ci, ci, "stacked");
-    tdx_loop_timing t;
-    tdx_status st = TDX_OK;
-    int won = try_candidate(r, round, ci, (size_t)*best_i + 1, &stacked, path, &t, &st);
-    if (st) {
-        free(stacked.source);
-        return st;
-    }
-    if (won == 1) {
-        /* it becomes candidate n + 1 of the round, as the journal numbers it */
-        for (size_t i = n; i < cands->len; i++)
-            free(cands->items[i].source);
-        cands->len = n;
-        st = tdx_loop_cands_take(cands, &stacked);
-        if (!st) {
-            *best_i = (int)n;
-            *best_t = chained(best_t, &t);
-        }
-        return st;
-    }
-    free(stacked.source);
-    return TDX_OK;
-}
-
-/* Non-zero when the round's best (timing t) still leaves the run short of
- * where rounds() stops: below the roofline target, or slower than the time
- * to reach. */
-static int still_short(const run *r, const tdx_loop_timing *t)
-{
-    const tdx_loop_opts *o = r->o;
-    double target = o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION;
-    double ratio = t->base_median_s > 0 ? t->cand_median_s / t->base_median_s : 1;
-    double final_s = r->res->final_s > 0 ? r->res->final_s * ratio : t->cand_median_s;
-    return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * REACH_MARGIN);
-}
-
-/* A rewrite the round's best opened up: a level-0 finding on the best's
- * source that the round's diagnosis did not have (block-outputs turns a
- * convolution's scalar weight into a column, and the loop over input
- * channels becomes an outer-product accumulation, TDX024) gets its family's
- * first candidate on the best, tried as the round's next candidate
- * (journal index *last_ci + 1). It becomes the round's best when it beats it;
- * *keep_ci is then its index. One per round, so that a round of one
- * candidate reaches the rewrite the next round would start from. When no
- * finding opens anything up and the best is still short of the target,
- * a search on the best takes the place (the journal's summary ends
- * "(search)"): retune's next step unless the round timed that source,
- * else autotune unless the round tried it. */
-static tdx_status follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
-                            tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
-{
-    tdx_loop_cand next;
-    char rule[16] = "";
-    const tdx_loop_cand *best = &cands->items[*best_i];
-    tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, &next, rule, sizeof rule, r->diags);
-    if (fs == TDX_ERR_NOTFOUND && still_short(r, best_t)) {
-        fs = tdx_loop_builtin_search_on(r->o->task_path, best, cands->items, cands->len, &next, r->diags);
-        snprintf(rule, sizeof rule, "search");
-    }
-    if (fs == TDX_ERR_NOMEM)
-        return fs;
-    if (fs != TDX_OK)
-        return TDX_OK;
-    size_t ci = *last_ci + 1;
-    *last_ci = ci;
-    char path[1200];
-    snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
-    progress(r, round, ci, ci, "follow-up");
-    char summary[sizeof next.summary];
-    snprintf(summary, sizeof summary, "%.230s (%.15s)", next.summary, rule);
-    memcpy(next.summary, summary, sizeof summary);
-    tdx_loop_timing t;
-    tdx_status st = TDX_OK;
-    int won = try_candidate(r, round, ci, *keep_ci ? *keep_ci : (size_t)*best_i + 1, &next, path, &t, &st);
-    if (!st && won == 1) {
-        st = tdx_loop_cands_take(cands, &next);
-        if (!st) {
-            *best_i = (int)cands->len - 1;
-            *best_t = chained(best_t, &t);
-            *keep_ci = ci;
-        }
-        return st;
-    }
-    free(next.source);
-    return st;
-}
-
 static tdx_status rounds(run *r, int first_round)
 {
     const tdx_loop_opts *o = r->o;
@@ -710,11 +464,11 @@ static tdx_status rounds(run *r, int first_round)
     for (int round = first_round;; round++) {
         if (round > max_rounds)
             return stop(r, round - 1, "round limit reached");
-        if (o->time_budget_s > 0 && r->elapsed_before + now_s() - r->t0 > o->time_budget_s)
+        if (o->time_budget_s > 0 && r->elapsed_before + tdx_loop__now_s() - r->t0 > o->time_budget_s)
             return stop(r, round - 1, "time budget spent");
         if (r->last_fraction >= target && !(o->reach_s > 0 && r->res->final_s > o->reach_s * REACH_MARGIN))
             return stop(r, round - 1, "near the roofline");
-        progress(r, round, 0, 0, "diagnose");
+        tdx_loop__progress(r, round, 0, 0, "diagnose");
         tdx_ledger ledger;
         tdx_ledger_init(&ledger);
         tdx_dx_report dx;
@@ -724,7 +478,7 @@ static tdx_status rounds(run *r, int first_round)
             tdx_ledger_free(&ledger);
             return st;
         }
-        st = jlog(r, json_pack("{s:s, s:i, s:o, s:o}", "type", "round", "round", round, "findings",
+        st = tdx_loop__jlog(r, json_pack("{s:s, s:i, s:o, s:o}", "type", "round", "round", round, "findings",
                                findings_json(&ledger), "diagnosis", tdx_dx_report_json(&dx)));
         tdx_loop_cands cands = {0};
         tdx_loop_ctx ctx = {o->task_path, r->best, r->blen, &ledger, &dx, round};
@@ -737,9 +491,9 @@ static tdx_status rounds(run *r, int first_round)
         for (size_t i = 0; i < ncands && !st; i++) {
             char path[1200];
             snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, i + 1);
-            progress(r, round, i + 1, ncands, "candidate");
+            tdx_loop__progress(r, round, i + 1, ncands, "candidate");
             tdx_loop_timing t;
-            int won = try_candidate(r, round, i + 1, 0, &cands.items[i], path, &t, &st);
+            int won = tdx_loop__try_candidate(r, round, i + 1, 0, &cands.items[i], path, &t, &st);
             if (i < 64) {
                 won_of[i] = won;
                 ratio_of[i] = won ? t.cand_median_s / t.base_median_s : -1;
@@ -753,10 +507,10 @@ static tdx_status rounds(run *r, int first_round)
         }
         size_t last_ci = ncands, keep_ci = 0;
         if (!st && best_i >= 0 && !o->no_stack)
-            st = stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, won_of, &best_i, &best_t,
+            st = tdx_loop__stack_winners(r, round, &cands, ncands < 64 ? ncands : 64, ratio_of, won_of, &best_i, &best_t,
                                &last_ci);
         if (!st && best_i >= 0 && !o->no_stack)
-            st = follow_up(r, round, &cands, &ledger, &best_i, &best_t, &last_ci, &keep_ci);
+            st = tdx_loop__follow_up(r, round, &cands, &ledger, &best_i, &best_t, &last_ci, &keep_ci);
         if (!st && best_i >= 0) {
             /* keep the fastest; its speed relative to the old best scales the running time */
             tdx_loop_cand *c = &cands.items[best_i];
@@ -769,10 +523,10 @@ static tdx_status rounds(run *r, int first_round)
             c->source = NULL;
             r->last_fraction = best_t.fraction;
             r->res->final_fraction = best_t.fraction;
-            st = write_best(r, r->best, r->blen);
+            st = tdx_loop__write_best(r, r->best, r->blen);
             remember_timing(r, best_t.cand_median_s, best_t.cand_iqr_s, &best_t);
             if (!st)
-                st = jlog(r, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round",
+                st = tdx_loop__jlog(r, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round",
                                        round, "index", keep_ci ? (int)keep_ci : best_i + 1, "family", c->family, "median_s",
                                        r->res->final_s, "speedup",
                                        r->res->initial_s / r->res->final_s, "fraction",
@@ -784,9 +538,9 @@ static tdx_status rounds(run *r, int first_round)
         if (st)
             return st;
         r->res->rounds = round;
-        st = jlog(r, json_pack("{s:s, s:i, s:i, s:i, s:f}", "type", "round_end", "round", round,
+        st = tdx_loop__jlog(r, json_pack("{s:s, s:i, s:i, s:i, s:f}", "type", "round_end", "round", round,
                                "kept", best_i >= 0, "decided_level", decided, "elapsed_s",
-                               r->elapsed_before + now_s() - r->t0));
+                               r->elapsed_before + tdx_loop__now_s() - r->t0));
         if (st)
             return st;
         if (ncands == 0)
@@ -807,7 +561,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
     r.res = res;
     r.diags = diags;
     r.jnl.fd = -1;
-    r.t0 = now_s();
+    r.t0 = tdx_loop__now_s();
     r.last_fraction = r.initial_fraction = -1;
     r.dx = o->dx;
     if (r.dx.levels[1].run == tdx_dx_level1 && !r.dx.levels[1].ud) {
@@ -881,12 +635,12 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         if (stopped)
             goto out; /* already finished: the result stands */
         if (have_journal)
-            jlog(&r, json_pack("{s:s, s:i}", "type", "resume", "round", first_round));
+            tdx_loop__jlog(&r, json_pack("{s:s, s:i}", "type", "resume", "round", first_round));
     }
     if (!have_journal) {
         char hash[17];
         tdx_loop_hash(r.orig, r.olen, hash);
-        st = jlog(&r, json_pack("{s:s, s:s, s:s, s:i, s:f, s:i}", "type", "start", "task",
+        st = tdx_loop__jlog(&r, json_pack("{s:s, s:s, s:s, s:i, s:f, s:i}", "type", "start", "task",
                                 o->task_path, "task_hash", hash, "max_rounds",
                                 o->max_rounds > 0 ? o->max_rounds : 15, "target_fraction",
                                 o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION, "max_level",
@@ -900,7 +654,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         double base_check_s, base_time_s = -1;
         if (o->exec.trial) {
             /* the task checked and timed alone, in one go where the executor can */
-            progress(&r, 0, 0, 0, "check+time");
+            tdx_loop__progress(&r, 0, 0, 0, "check+time");
             st = o->exec.trial(o->exec.ud, o->task_path, NULL, o->task_path, &btr);
             if (!st)
                 st = btr.check_st;
@@ -908,10 +662,10 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             base_check_s = btr.check_s;
             base_timed = btr.timed;
         } else {
-            progress(&r, 0, 0, 0, "check");
-            double c0 = now_s();
+            tdx_loop__progress(&r, 0, 0, 0, "check");
+            double c0 = tdx_loop__now_s();
             st = o->exec.check(o->exec.ud, o->task_path, o->task_path, &chk);
-            base_check_s = now_s() - c0;
+            base_check_s = tdx_loop__now_s() - c0;
         }
         if (st || !chk.ok) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "the task's own kernel fails its check: %s",
@@ -930,10 +684,10 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             st = btr.time_st;
             base_time_s = btr.time_s;
         } else {
-            progress(&r, 0, 0, 0, "time");
-            double c0 = now_s();
+            tdx_loop__progress(&r, 0, 0, 0, "time");
+            double c0 = tdx_loop__now_s();
             st = o->exec.time(o->exec.ud, o->task_path, r.best_path, NULL, &t);
-            base_time_s = now_s() - c0;
+            base_time_s = tdx_loop__now_s() - c0;
         }
         if (st) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "cannot time the task: %s",
@@ -961,7 +715,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             json_object_set_new(be, "dtype", json_string(t.dtype));
         if (be && chk.sandbox_known)
             json_object_set_new(be, "sandbox", sandbox_json(&chk));
-        st = jlog(&r, be);
+        st = tdx_loop__jlog(&r, be);
         if (st)
             goto out;
     }

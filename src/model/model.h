@@ -281,6 +281,10 @@ long long tdx_km_bench_grid(const tdx_km_file *f, const tdx_km_launch *l, char *
  * expression of launch's scope at l) at the bench shape: 1 with *v set, 0
  * when unknown. */
 int tdx_km_bench_int(const tdx_km_file *f, const tdx_km_launch *l, const tdx_src_node *expr, long long *v);
+/* The value of k's parameter name at the bench shape, through the first of
+ * k's launches whose argument for it is known there: 1 with *v set, 0 when
+ * no launch tells (a default is not consulted). */
+int tdx_km_param_bench_int(const tdx_km_file *f, const tdx_km_kernel *k, const char *name, long long *v);
 
 /* ---- tl.dot operands and their layout at launch (model_operand.c) ---- */
 /* The element size of the task's inputs: make_inputs' `dtype` default

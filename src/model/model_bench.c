@@ -518,3 +518,13 @@ int tdx_km_bench_int(const tdx_km_file *f, const tdx_km_launch *l, const tdx_src
     return ok;
 }
 
+int tdx_km_param_bench_int(const tdx_km_file *f, const tdx_km_kernel *k, const char *name, long long *v)
+{
+    const tdx_km_param *p = k && name ? tdx_km_param_find(k, name) : NULL;
+    for (size_t j = 0; p && p->index >= 0 && j < k->launches.len; j++) {
+        const tdx_km_launch *l = k->launches.items[j];
+        if ((size_t)p->index < l->nargs && l->args[p->index] && tdx_km_bench_int(f, l, l->args[p->index], v))
+            return 1;
+    }
+    return 0;
+}

@@ -124,13 +124,7 @@ int fam_rows_for(long long width, long long elems)
 int fam_bench_param(fam_task *t, const tdx_src_node *def, const char *name, long long *v)
 {
     const tdx_km_kernel *k = name ? km_kernel(t, def) : NULL;
-    const tdx_km_param *p = k ? tdx_km_param_find(k, name) : NULL;
-    for (size_t j = 0; p && p->index >= 0 && j < k->launches.len; j++) {
-        const tdx_km_launch *l = k->launches.items[j];
-        if ((size_t)p->index < l->nargs && l->args[p->index] && tdx_km_bench_int(t->km, l, l->args[p->index], v))
-            return 1;
-    }
-    return 0;
+    return k && tdx_km_param_bench_int(t->km, k, name, v);
 }
 
 int fam_bench_int(fam_task *t, const tdx_src_node *launch, const tdx_src_node *e, long long *v)

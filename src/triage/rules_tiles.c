@@ -460,11 +460,8 @@ static int bench_value(const tdx_tri *t, const tdx_km_kernel *k, const tdx_src_n
     if (e && e->kind == TDX_SRC_NUMBER)
         return tdx_src_int_value(t->file->mod, e, v) == TDX_OK;
     const tdx_km_param *p = e && e->kind == TDX_SRC_NAME ? tdx_km_param_find(k, e->name) : NULL;
-    for (size_t j = 0; p && p->index >= 0 && j < k->launches.len; j++) {
-        const tdx_km_launch *l = k->launches.items[j];
-        if ((size_t)p->index < l->nargs && l->args[p->index] && tdx_km_bench_int(t->file, l, l->args[p->index], v))
-            return 1;
-    }
+    if (p && tdx_km_param_bench_int(t->file, k, e->name, v))
+        return 1;
     if (p && p->has_default_value) {
         *v = p->default_value;
         return 1;

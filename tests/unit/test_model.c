@@ -412,6 +412,13 @@ static void bench_shape_values(void **state)
     assert_int_equal(v, 3000);
     assert_false(tdx_km_bench_int(fx.file, l, l->args[0], &v)); /* a tensor, not an int */
     assert_false(tdx_km_bench_int(fx.file, l, NULL, &v));
+    /* a kernel parameter's value through its launch */
+    const tdx_km_kernel *k = fx.file->kernels.items[0];
+    assert_true(tdx_km_param_bench_int(fx.file, k, "n_cols", &v));
+    assert_int_equal(v, 3000);
+    assert_false(tdx_km_param_bench_int(fx.file, k, "x_ptr", &v)); /* a tensor */
+    assert_false(tdx_km_param_bench_int(fx.file, k, "nope", &v));
+    assert_false(tdx_km_param_bench_int(fx.file, k, NULL, &v));
     teardown_fx(&fx);
     /* no SHAPES: nothing is known */
     char *nosh = strdup(BENCH);

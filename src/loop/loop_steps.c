@@ -1,0 +1,232 @@
+/* The steps a round takes after its candidates -- a stack of its two
+ * winners, a follow-up or a search on its best -- and the end's timing of
+ * the result side by side with the task (loop_int.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop/loop_int.h"
+#include "loop/propose.h"
+
+typedef tdx_loop__run run;
+
+/* The timing of a candidate measured against the round's best (best, itself
+ * measured against the kept best) rescaled to read against the kept best:
+ * its median as measured, the base's such that the ratio is the product. */
+static tdx_loop_timing chained(const tdx_loop_timing *best, const tdx_loop_timing *t)
+{
+    tdx_loop_timing c = *t;
+    double ratio = best->base_median_s > 0 ? best->cand_median_s / best->base_median_s : 1;
+    if (ratio > 0) {
+        c.base_median_s = t->base_median_s / ratio;
+        c.base_iqr_s = t->base_iqr_s / ratio;
+    }
+    return c;
+}
+
+/* Two candidates of different families both won: stack the runner-up's
+ * family on the winner and try that too (one more candidate), appended to
+ * cands, timed side by side with the winner; it becomes the round's best
+ * when it beats it. With no
+ * second winner, the fastest candidate of another family that came out
+ * even is the runner-up: a rewrite that does nothing measurable on the
+ * untuned kernel can on the tuned one (an fp32 dot's operand layout
+ * matters once the tile is large enough for wgmma). ratio_of[i] is
+ * candidate i's time over the best's, verdict_of[i] try_candidate's verdict. */
+tdx_status tdx_loop__stack_winners(run *r, int round, tdx_loop_cands *cands, size_t n, const double *ratio_of,
+                                const int *verdict_of, int *best_i, tdx_loop_timing *best_t, size_t *last_ci)
+{
+    const tdx_loop_cand *best = &cands->items[*best_i];
+    int second = -1;
+    for (int kind = 1; kind <= 2 && second < 0; kind++)
+        for (size_t i = 0; i < n; i++)
+            if ((int)i != *best_i && verdict_of[i] == kind && strcmp(cands->items[i].family, best->family) != 0 &&
+                (second < 0 || ratio_of[i] < ratio_of[second]))
+                second = (int)i;
+    if (second < 0)
+        return TDX_OK;
+    tdx_loop_cand stacked;
+    if (tdx_loop_builtin_stack(r->o->task_path, best, &cands->items[second], &stacked, r->diags) != TDX_OK)
+        return TDX_OK;
+    size_t ci = n + 1;
+    *last_ci = ci;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
+    tdx_loop__progress(r, round, ci, ci, "stacked");
+    tdx_loop_timing t;
+    tdx_status st = TDX_OK;
+    int won = tdx_loop__try_candidate(r, round, ci, (size_t)*best_i + 1, &stacked, path, &t, &st);
+    if (st) {
+        free(stacked.source);
+        return st;
+    }
+    if (won == 1) {
+        /* it becomes candidate n + 1 of the round, as the journal numbers it */
+        for (size_t i = n; i < cands->len; i++)
+            free(cands->items[i].source);
+        cands->len = n;
+        st = tdx_loop_cands_take(cands, &stacked);
+        if (!st) {
+            *best_i = (int)n;
+            *best_t = chained(best_t, &t);
+        }
+        return st;
+    }
+    free(stacked.source);
+    return TDX_OK;
+}
+
+/* Non-zero when the round's best (timing t) still leaves the run short of
+ * where rounds() stops: below the roofline target, or slower than the time
+ * to reach. */
+static int still_short(const run *r, const tdx_loop_timing *t)
+{
+    const tdx_loop_opts *o = r->o;
+    double target = o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION;
+    double ratio = t->base_median_s > 0 ? t->cand_median_s / t->base_median_s : 1;
+    double final_s = r->res->final_s > 0 ? r->res->final_s * ratio : t->cand_median_s;
+    return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * REACH_MARGIN);
+}
+
+/* A rewrite the round's best opened up: a level-0 finding on the best's
+ * source that the round's diagnosis did not have (block-outputs turns a
+ * convolution's scalar weight into a column, and the loop over input
+ * channels becomes an outer-product accumulation, TDX024) gets its family's
+ * first candidate on the best, tried as the round's next candidate
+ * (journal index *last_ci + 1). It becomes the round's best when it beats it;
+ * *keep_ci is then its index. One per round, so that a round of one
+ * candidate reaches the rewrite the next round would start from. When no
+ * finding opens anything up and the best is still short of the target,
+ * a search on the best takes the place (the journal's summary ends
+ * "(search)"): retune's next step unless the round timed that source,
+ * else autotune unless the round tried it. */
+tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
+                            tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
+{
+    tdx_loop_cand next;
+    char rule[16] = "";
+    const tdx_loop_cand *best = &cands->items[*best_i];
+    tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, &next, rule, sizeof rule, r->diags);
+    if (fs == TDX_ERR_NOTFOUND && still_short(r, best_t)) {
+        fs = tdx_loop_builtin_search_on(r->o->task_path, best, cands->items, cands->len, &next, r->diags);
+        snprintf(rule, sizeof rule, "search");
+    }
+    if (fs == TDX_ERR_NOMEM)
+        return fs;
+    if (fs != TDX_OK)
+        return TDX_OK;
+    size_t ci = *last_ci + 1;
+    *last_ci = ci;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/r%d_c%zu.py", r->res->run_dir, round, ci);
+    tdx_loop__progress(r, round, ci, ci, "follow-up");
+    char summary[sizeof next.summary];
+    snprintf(summary, sizeof summary, "%.230s (%.15s)", next.summary, rule);
+    memcpy(next.summary, summary, sizeof summary);
+    tdx_loop_timing t;
+    tdx_status st = TDX_OK;
+    int won = tdx_loop__try_candidate(r, round, ci, *keep_ci ? *keep_ci : (size_t)*best_i + 1, &next, path, &t, &st);
+    if (!st && won == 1) {
+        st = tdx_loop_cands_take(cands, &next);
+        if (!st) {
+            *best_i = (int)cands->len - 1;
+            *best_t = chained(best_t, &t);
+            *keep_ci = ci;
+        }
+        return st;
+    }
+    free(next.source);
+    return st;
+}
+
+/* The larger of a timing's two IQRs, each relative to its median. */
+static double rel_spread(const tdx_loop_timing *t)
+{
+    double b = t->base_median_s > 0 ? t->base_iqr_s / t->base_median_s : 1;
+    double c = t->cand_median_s > 0 ? t->cand_iqr_s / t->cand_median_s : 1;
+    return b > c ? b : c;
+}
+
+/* A confirm timing spread wider than this is taken again, once. */
+#define CONFIRM_NOISY 0.03
+
+/* The kept source timed side by side with the task as given at the end.
+ * Each keep was timed against the best before it and the running time is
+ * the product of those ratios, whose noise multiplies (one kernel read
+ * 17.1, 18.7 and 19.5 ms in three timings of one run): the final time is
+ * the initial times this one ratio. A timing spread over more than 3 % is
+ * taken again and the narrower of the two decides (a launch whose host
+ * path is as long as its kernel reads up to 34 % IQR while other
+ * processes load the CPU). Faster beyond the spread: confirmed. Slower
+ * beyond it: the task is the result (undone). Within it: inconclusive, the
+ * chained time stands. A timing that fails leaves the chained time too;
+ * the journal says which. */
+tdx_status tdx_loop__confirm(run *r)
+{
+    tdx_loop_result *res = r->res;
+    if (!res->kept || r->o->no_confirm)
+        return TDX_OK;
+    tdx_loop__progress(r, res->rounds, 0, 0, "confirm");
+    tdx_loop_timing t;
+    tdx_status st = TDX_OK;
+    int timings = 0;
+    double t0 = tdx_loop__now_s();
+    for (int k = 0; k < 2; k++) {
+        tdx_loop_timing tk;
+        memset(&tk, 0, sizeof tk);
+        tk.fraction = -1;
+        tdx_status sk = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->o->task_path, r->best_path, &tk);
+        timings++;
+        int ok = !sk && tk.base_median_s > 0 && tk.cand_median_s > 0;
+        if (k == 0 || (ok && (st || rel_spread(&tk) < rel_spread(&t)))) {
+            t = tk;
+            st = ok ? TDX_OK : sk ? sk : TDX_ERR_CHILD;
+        }
+        if (!st && rel_spread(&t) <= CONFIRM_NOISY)
+            break;
+    }
+    double time_s = tdx_loop__now_s() - t0;
+    double chained = res->final_s;
+    json_t *e = json_pack("{s:s, s:f, s:f, s:i}", "type", "confirm", "chained_final_s", chained, "time_s", time_s,
+                          "timings", timings);
+    if (!e)
+        return TDX_ERR_NOMEM;
+    if (st) {
+        json_object_set_new(e, "reason", json_string(t.reason[0] ? t.reason : tdx_status_str(st)));
+        json_object_set_new(e, "final_s", json_real(chained));
+        return tdx_loop__jlog(r, e);
+    }
+    double spread = t.base_iqr_s > t.cand_iqr_s ? t.base_iqr_s : t.cand_iqr_s;
+    int confirmed = tdx_loop__faster(&t);
+    int reverted = !confirmed && t.cand_median_s > t.base_median_s + spread;
+    if (confirmed) {
+        res->final_s = res->initial_s * (t.cand_median_s / t.base_median_s);
+        if (t.fraction >= 0)
+            res->final_fraction = t.fraction;
+    } else if (reverted) {
+        res->final_s = res->initial_s;
+        res->final_fraction = r->initial_fraction;
+    }
+    res->reverted = reverted;
+    json_object_set_new(e, "timing",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t.base_median_s, "base_iqr_s",
+                                  t.base_iqr_s, "cand_median_s", t.cand_median_s, "cand_iqr_s", t.cand_iqr_s,
+                                  "fraction", t.fraction));
+    json_object_set_new(e, "outcome", json_string(confirmed  ? "faster"
+                                                  : reverted ? "slower"
+                                                             : "inconclusive"));
+    json_object_set_new(e, "final_s", json_real(res->final_s));
+    json_object_set_new(e, "fraction", json_real(res->final_fraction));
+    json_object_set_new(e, "reverted", json_boolean(reverted));
+    tdx_status js = tdx_loop__jlog(r, e);
+    if (js)
+        return js;
+    if (reverted) {
+        tdx_diags_add(r->diags, TDX_SEV_WARNING, r->o->task_path, 0, 0,
+                      "side by side with the task, the kept source is slower (%.4g s vs %.4g s, spread %.2g s): "
+                      "the result is the task as given",
+                      t.cand_median_s, t.base_median_s, spread);
+        return tdx_loop__write_best(r, r->orig, r->olen);
+    }
+    return TDX_OK;
+}
