@@ -102,6 +102,12 @@ typedef struct tdx_rep_opt {
     int kept, tried;
     double initial_s, final_s, final_fraction, elapsed_s;
     int resumes;
+    /* the end's timing of the result side by side with the task: its
+     * outcome ("faster", "slower", "inconclusive"; NULL when the run had
+     * none, "" when its timing failed) and the time the rounds' ratios
+     * chained gave before it */
+    const char *confirm_outcome;
+    double chained_s;
     tdx_rep_roof roof;
 } tdx_rep_opt;
 

@@ -167,6 +167,13 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     if (o->resumes)
         TRY(tdx_buf_printf(b, "<tr><th>resumed</th><td>%d time%s</td></tr>\n", o->resumes,
                            o->resumes == 1 ? "" : "s"));
+    if (o->confirm_outcome) {
+        char ch[64];
+        tdx_rep_fmt_time(ch, sizeof ch, o->chained_s);
+        TRY(tdx_buf_adds(b, "<tr><th>beside the task at the end</th><td>"));
+        TRY(esc(b, o->confirm_outcome[0] ? o->confirm_outcome : "not timed"));
+        TRY(tdx_buf_printf(b, " (the rounds' ratios chained: %s)</td></tr>\n", ch));
+    }
     return tdx_buf_adds(b, "</table>\n</section>\n");
 }
 

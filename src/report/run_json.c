@@ -186,6 +186,12 @@ static json_t *optimize_json(const tdx_rep_model *m)
     json_object_set_new(o, "stopped", json_boolean(op->stopped));
     set_str(o, "stop_reason", op->stop_reason);
     json_object_set_new(o, "resumes", json_integer(op->resumes));
+    if (op->confirm_outcome) {
+        json_t *c = json_object();
+        set_str(c, "outcome", op->confirm_outcome);
+        set_num(c, "chained_final_s", op->chained_s, 1e-300);
+        json_object_set_new(o, "confirm", c);
+    }
     tdx_rep_cost c;
     tdx_rep__run_cost(op, &c);
     json_object_set_new(o, "cost", cost_json(&c));

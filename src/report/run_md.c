@@ -78,6 +78,13 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
         TRY(tdx_buf_printf(b, "| wall time | %.3g s |\n", o->elapsed_s));
     if (o->resumes)
         TRY(tdx_buf_printf(b, "| resumed | %d time%s |\n", o->resumes, o->resumes == 1 ? "" : "s"));
+    if (o->confirm_outcome) {
+        char ch[64];
+        tdx_rep_fmt_time(ch, sizeof ch, o->chained_s);
+        TRY(tdx_buf_adds(b, "| beside the task at the end | "));
+        TRY(tdx_rep_md_text(b, o->confirm_outcome[0] ? o->confirm_outcome : "not timed"));
+        TRY(tdx_buf_printf(b, " (the rounds' ratios chained: %s) |\n", ch));
+    }
     return tdx_buf_adds(b, "\n");
 }
 

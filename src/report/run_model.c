@@ -389,6 +389,10 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
             double fr = num(e, "fraction", -1);
             if (fr >= 0)
                 op->final_fraction = fr;
+            op->confirm_outcome = str(e, "outcome");
+            if (!op->confirm_outcome)
+                op->confirm_outcome = "";
+            op->chained_s = num(e, "chained_final_s", 0);
             if (json_is_true(json_object_get(e, "reverted")))
                 note(m, "timed side by side with the task at the end, the kept source was not faster: "
                         "the result is the task as given");

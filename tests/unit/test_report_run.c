@@ -449,9 +449,9 @@ static void test_confirm_sets_the_final_time(void **s)
     (void)s;
     static const char *const tails[] = {
         "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.0005,\"fraction\":0.8,"
-        "\"reverted\":false,\"seq\":8}\n",
+        "\"outcome\":\"faster\",\"reverted\":false,\"seq\":8}\n",
         "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.001,\"fraction\":0.5,"
-        "\"reverted\":true,\"seq\":8}\n"};
+        "\"outcome\":\"slower\",\"reverted\":true,\"seq\":8}\n"};
     static const double final_s[] = {0.0005, 0.001}, fraction[] = {0.8, 0.5};
     for (int i = 0; i < 2; i++) {
         char journal[4096];
@@ -467,6 +467,26 @@ static void test_confirm_sets_the_final_time(void **s)
         for (size_t k = 0; k < m->nnotes; k++)
             said += strstr(m->notes[k], "the result is the task as given") != NULL;
         assert_int_equal(said, i);
+        assert_string_equal(m->opt.confirm_outcome, i ? "slower" : "faster");
+        tdx_buf b;
+        tdx_buf_init(&b, 0);
+        assert_int_equal(tdx_rep_run_md(m, &b), TDX_OK);
+        assert_non_null(strstr(tdx_buf_str(&b), i ? "| beside the task at the end | slower (the rounds' ratios chained: 400"
+                                                  : "| beside the task at the end | faster (the rounds' ratios chained: 400"));
+        tdx_buf_reset(&b);
+        assert_int_equal(tdx_rep_run_html(m, &b), TDX_OK);
+        assert_non_null(strstr(tdx_buf_str(&b), "<tr><th>beside the task at the end</th><td>"));
+        tdx_buf_reset(&b);
+        assert_int_equal(tdx_rep_run_json(m, &b), TDX_OK);
+        json_t *j = json_loads(tdx_buf_str(&b), 0, NULL);
+        assert_non_null(j);
+        json_t *c = json_object_get(json_object_get(j, "optimize"), "confirm");
+        if (!c)
+            c = json_object_get(j, "confirm");
+        assert_non_null(c);
+        assert_true(fabs(json_number_value(json_object_get(c, "chained_final_s")) - 0.0004) < 1e-12);
+        json_decref(j);
+        tdx_buf_free(&b);
         tdx_rep_run_free(m);
         remove_run(dir);
     }
