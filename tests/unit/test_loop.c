@@ -544,6 +544,15 @@ static json_t *entries_of(const char *type)
     return found;
 }
 
+/* Run the loop to its end, its diagnostics dropped. */
+static void run_to_end(const tdx_loop_opts *o, tdx_loop_result *res)
+{
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(o, res, &d), TDX_OK);
+    tdx_diags_free(&d);
+}
+
 /* Each round's timing reads the best so far 25 % slow, so the rounds'
  * ratios chained make the result 1.25 times faster than it is at least; the timing side
  * by side with the task at the end gives its true time, and a resumed
@@ -559,10 +568,7 @@ static void the_result_is_timed_side_by_side_with_the_task(void **state)
         tdx_loop_opts o = opts_for();
         o.no_confirm = no_confirm;
         tdx_loop_result res;
-        tdx_diags d;
-        tdx_diags_init(&d);
-        assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-        tdx_diags_free(&d);
+        run_to_end(&o, &res);
         assert_true(res.kept >= 1);
         assert_int_equal(res.reverted, 0);
         assert_int_equal(confirms, no_confirm ? 0 : 1);
@@ -588,9 +594,7 @@ static void the_result_is_timed_side_by_side_with_the_task(void **state)
             json_decref(s);
             /* resumed after it finished: the same result, nothing timed again */
             o.resume = 1;
-            tdx_diags_init(&d);
-            assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-            tdx_diags_free(&d);
+            run_to_end(&o, &res);
             assert_int_equal(confirms, 1);
             assert_true(fabs(res.final_s - truth) < 1e-9);
         }
@@ -633,9 +637,7 @@ static void a_result_slower_than_the_task_is_undone(void **state)
     json_decref(c);
     /* resumed after it finished: still undone */
     o.resume = 1;
-    tdx_diags_init(&d);
-    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-    tdx_diags_free(&d);
+    run_to_end(&o, &res);
     assert_int_equal(res.reverted, 1);
     assert_true(fabs(res.final_s - res.initial_s) < 1e-12);
     free(orig);
@@ -650,10 +652,7 @@ static void an_inconclusive_confirm_keeps_the_chained_time(void **state)
     confirm_scale = 10.0; /* the kept 1 ms reads 10 ms beside the task's 10 ms */
     tdx_loop_opts o = opts_for();
     tdx_loop_result res;
-    tdx_diags d;
-    tdx_diags_init(&d);
-    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-    tdx_diags_free(&d);
+    run_to_end(&o, &res);
     assert_int_equal(res.reverted, 0);
     assert_int_equal(confirms, 1);
     assert_true(fabs(res.final_s - 1e-3) < 1e-9);
@@ -675,10 +674,7 @@ static void a_noisy_confirm_is_taken_again(void **state)
     noisy_confirms = 1;
     tdx_loop_opts o = opts_for();
     tdx_loop_result res;
-    tdx_diags d;
-    tdx_diags_init(&d);
-    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
-    tdx_diags_free(&d);
+    run_to_end(&o, &res);
     assert_int_equal(confirms, 2);
     assert_true(fabs(res.final_s - 1e-3) < 1e-9);
     json_t *c = entries_of("confirm");
