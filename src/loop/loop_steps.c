@@ -168,6 +168,7 @@ tdx_status tdx_loop__confirm(run *r)
         return TDX_OK;
     tdx_loop__progress(r, res->rounds, 0, 0, "confirm");
     tdx_loop_timing t;
+    memset(&t, 0, sizeof t);
     tdx_status st = TDX_OK;
     int timings = 0;
     double t0 = tdx_loop__now_s();
