@@ -640,6 +640,27 @@ static void a_result_slower_than_the_task_is_undone(void **state)
     run_to_end(&o, &res);
     assert_int_equal(res.reverted, 1);
     assert_true(fabs(res.final_s - res.initial_s) < 1e-12);
+    /* died after the confirm, before its stop: the resumed run stops undone,
+     * without timing anything again */
+    char jpath[400], *text;
+    size_t tlen;
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    assert_int_equal(tdx_file_read(jpath, 1 << 22, &text, &tlen), TDX_OK);
+    assert_true(tlen > 1 && text[tlen - 1] == '\n');
+    text[tlen - 1] = '\0';
+    char *last = strrchr(text, '\n');
+    assert_non_null(strstr(last, "\"stop\""));
+    assert_int_equal(tdx_file_write(jpath, text, (size_t)(last - text) + 1), TDX_OK);
+    free(text);
+    int before = confirms;
+    run_to_end(&o, &res);
+    assert_int_equal(confirms, before);
+    assert_int_equal(res.reverted, 1);
+    assert_true(fabs(res.final_s - res.initial_s) < 1e-12);
+    assert_int_equal(tdx_file_read(out, 1 << 20, &got, &glen), TDX_OK);
+    assert_int_equal(glen, olen);
+    assert_memory_equal(got, orig, olen);
+    free(got);
     free(orig);
 }
 
