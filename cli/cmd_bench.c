@@ -405,7 +405,7 @@ int tdx_cmd_bench(int argc, char **argv)
         json_t *row = json_pack("{s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:f, s:I}", "task", names[i],
                                 "status", st ? (d.len ? d.items[d.len - 1].msg : tdx_status_str(st)) : "ok",
                                 "initial_s", st ? -1.0 : lr.initial_s, "final_s", st ? -1.0 : lr.final_s,
-                                "fraction_after", lr.final_fraction, "rounds", lr.rounds, "kept", lr.reverted ? 0 : lr.kept,
+                                "fraction_after", lr.final_fraction, "rounds", lr.rounds, "kept", lr.kept,
                                 "seconds", mono() - t0, "gpu_runs", (json_int_t)hx.gpu_runs);
         if (row && tdx_bench_add_json(&res, row) == TDX_OK) {
             tdx_bench_row *w = &res.rows[res.len - 1];

@@ -590,9 +590,10 @@ void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
             if (strcmp(t, "baseline") == 0)
                 w->fraction_before = json_number_value(json_object_get(e, "fraction"));
             if (strcmp(t, "confirm") == 0 && json_is_true(json_object_get(e, "reverted"))) {
-                /* side by side at the end, what was kept was not faster: nothing is */
+                /* side by side at the end, what was kept was slower: nothing is */
                 tdx_buf_reset(&lv);
                 tdx_buf_reset(&fam);
+                w->kept = 0;
             }
             if (strcmp(t, "round") == 0) {
                 json_t *levels = json_object_get(json_object_get(e, "diagnosis"), "levels");

@@ -84,7 +84,8 @@ json_t *tdx_bench_row_json(const tdx_bench_row *row);
 
 /* Fill a row's fraction before, deciding levels and kept families, and add
  * its compiles, from the optimize journal in run_dir (left as is when there
- * is none). */
+ * is none); a confirm that undid the kept source leaves no families and
+ * kept = 0. */
 void tdx_bench_row_from_journal(tdx_bench_row *w, const char *run_dir);
 /* The same from the journal's entries already read (borrowed). */
 void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries);

@@ -140,11 +140,13 @@ static void kept_families_from_the_journal(void **state)
         json_t *entries = json_loads(text, 0, NULL);
         assert_non_null(entries);
         tdx_bench_row w = {0};
+        w.kept = 2;
         w.levels = strdup("");
         w.families = strdup("");
         tdx_bench_row_from_entries(&w, entries);
         assert_string_equal(w.families, fams[i]);
         assert_string_equal(w.levels, levels[i]);
+        assert_int_equal(w.kept, i == 2 ? 0 : 2);
         assert_true(fabs(w.fraction_before - 0.25) < 1e-12);
         free(w.levels);
         free(w.families);
