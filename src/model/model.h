@@ -446,6 +446,10 @@ typedef struct tdx_km_tma_operand {
     const tdx_src_node *load;   /* the tl.load */
     const char *base;           /* the pointer parameter */
     tdx_km_tma_axis axis[2];    /* rows, columns */
+    /* A base moved by I * S (a batch, a head): the index I and the stride S
+     * (a parameter or a literal), the tile then a box of a 3-D descriptor
+     * at [I, rows, columns]; both NULL when the base does not move. */
+    const tdx_src_node *lead_index, *lead_stride;
 } tdx_km_tma_operand;
 
 /* A loop statement `ACC += tl.dot(X, Y)` (or `ACC = tl.dot(X, Y, ACC)`)
@@ -465,7 +469,11 @@ typedef struct tdx_km_tma {
  * (OFF a sum of terms whose names def binds at most once), SIZE a constexpr
  * parameter or a literal, and the mask a conjunction (&) of exactly
  * `R[:, None] < B0` and `C[None, :] < B1` (the same index expressions; B0,
- * B1 parameters or literals). Fills out[0, max) and returns how many. */
+ * B1 parameters or literals). The base may move by one lead term I * S (S a
+ * parameter or a literal, I free of tl.arange, its names bound at most once
+ * and only by plain assignments): a fourth term of the address, or P's one
+ * rebinding, `P += I * S` (or `P = P + I * S`), a statement of def's body
+ * before the loop. Fills out[0, max) and returns how many. */
 size_t tdx_km_tma_loads(const tdx_src_module *m, const tdx_src_node *def, tdx_km_tma *out, size_t max);
 
 #endif

@@ -3,8 +3,10 @@
  * C[None, :] * S1` under the bounds mask `R[:, None] < B0 & C[None, :] < B1`.
  * Such a load is exactly a TMA box of SIZE0 x SIZE1 at (offset of R, offset
  * of C) in the tensor of shape (B0, B1) and strides (S0, S1): out-of-bounds
- * elements read as zero either way. Read syntactically, as the rewrite that
- * uses it writes the offsets back as text. */
+ * elements read as zero either way. A base moved by I * S (a batch of a
+ * bmm) makes it the box [1, SIZE0, SIZE1] at (I, R, C) of a 3-D tensor of
+ * strides (S, S0, S1). Read syntactically, as the rewrite that uses it
+ * writes the offsets back as text. */
 #include <string.h>
 
 #include "model/model.h"
@@ -167,14 +169,72 @@ static int same_axis(const tdx_src_module *m, const tdx_km_tma_axis *a, const td
     return 1;
 }
 
-/* The address: the pointer parameter and one term per axis. */
-static int address(const tdx_src_module *m, const tdx_src_node *def, const tdx_src_node *ptr, tdx_km_tma_operand *o)
+/* Every name under e bound at most once in def, and then by a plain
+ * assignment (not a loop's target, which changes each step). */
+static int assigned_names(const tdx_src_node *def, const tdx_src_node *e)
+{
+    if (e->kind == TDX_SRC_NAME && tdx_src_count_bindings(def, e->name) && !single_value(def, e->name))
+        return 0;
+    for (size_t i = 0; i < e->nkids; i++)
+        if (!assigned_names(def, e->kids[i]))
+            return 0;
+    return 1;
+}
+
+/* A lead term `I * S` (or `S * I`, or a name bound once to one): the base
+ * moved by I steps of stride S. */
+static int lead_term(const tdx_src_module *m, const tdx_src_node *def, const tdx_src_node *e, tdx_km_tma_operand *o)
+{
+    if (e && e->kind == TDX_SRC_NAME && !tdx_src_param(def, e->name))
+        e = single_value(def, e->name);
+    if (!e || e->kind != TDX_SRC_BINOP || e->op != TDX_OP_STAR || o->lead_index)
+        return 0;
+    const tdx_src_node *side[2] = {tdx_src_kid(e, TDX_SRC_R_LEFT), tdx_src_kid(e, TDX_SRC_R_RIGHT)};
+    for (int s = 1; s >= 0; s--) {
+        const tdx_src_node *stride = side[s], *index = side[1 - s];
+        if (param_or_literal(def, stride) && index && !has_arange(m, def, index, 0) && assigned_names(def, index)) {
+            o->lead_index = index;
+            o->lead_stride = stride;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* P's one binding in def, when it is `P += LEAD` or `P = P + LEAD`, a
+ * statement of def's own body before position before: the lead read. */
+static int moved_base(const tdx_src_module *m, const tdx_src_node *def, const char *p, size_t before,
+                      tdx_km_tma_operand *o)
+{
+    if (tdx_src_count_bindings(def, p) != 1)
+        return 0;
+    for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s && s->start < before;
+         s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
+        const tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET), *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
+        if (!tdx_src_is_name(tg, p) || tdx_src_count(s, TDX_SRC_R_TARGET) != 1)
+            continue;
+        if (s->kind == TDX_SRC_AUGASSIGN && s->op == TDX_OP_PLUS)
+            return lead_term(m, def, v, o);
+        if (s->kind == TDX_SRC_ASSIGN && v && v->kind == TDX_SRC_BINOP && v->op == TDX_OP_PLUS) {
+            const tdx_src_node *l = tdx_src_kid(v, TDX_SRC_R_LEFT), *r = tdx_src_kid(v, TDX_SRC_R_RIGHT);
+            return tdx_src_is_name(l, p) ? lead_term(m, def, r, o) : tdx_src_is_name(r, p) && lead_term(m, def, l, o);
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* The address: the pointer parameter, one term per axis, and at most one
+ * lead term (here or in the base's one rebinding before the loop at
+ * loop_start). */
+static int address(const tdx_src_module *m, const tdx_src_node *def, const tdx_src_node *ptr, size_t loop_start,
+                   tdx_km_tma_operand *o)
 {
     if (ptr && ptr->kind == TDX_SRC_NAME && !tdx_src_param(def, ptr->name))
         ptr = single_value(def, ptr->name);
-    const tdx_src_node *terms[4];
+    const tdx_src_node *terms[5];
     size_t n = 0;
-    if (!flatten(ptr, TDX_OP_PLUS, terms, &n, 4) || n != 3)
+    if (!flatten(ptr, TDX_OP_PLUS, terms, &n, 5) || n < 3)
         return 0;
     int seen[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
@@ -190,10 +250,13 @@ static int address(const tdx_src_module *m, const tdx_src_node *def, const tdx_s
                 return 0;
         }
         if (ax < 0) {
-            if (o->base || !t || t->kind != TDX_SRC_NAME || !tdx_src_param(def, t->name) ||
-                tdx_src_count_bindings(def, t->name) != 0)
+            if (t->kind == TDX_SRC_NAME && tdx_src_param(def, t->name) && !o->base) {
+                if (tdx_src_count_bindings(def, t->name) != 0 && !moved_base(m, def, t->name, loop_start, o))
+                    return 0;
+                o->base = t->name;
+            } else if (!lead_term(m, def, t, o)) {
                 return 0;
-            o->base = t->name;
+            }
             continue;
         }
         if (seen[ax]++ || !index_of(m, def, inner, &o->axis[ax], 0) || !o->axis[ax].size ||
@@ -258,7 +321,8 @@ static int operand(const tdx_src_module *m, const tdx_src_node *def, const tdx_s
         memset(o, 0, sizeof *o);
         o->stmt = s;
         o->load = c;
-        return address(m, def, tdx_src_call_arg(c, 0), o) && bounds(m, def, tdx_src_call_kwarg(c, "mask"), o);
+        return address(m, def, tdx_src_call_arg(c, 0), L->start, o) &&
+               bounds(m, def, tdx_src_call_kwarg(c, "mask"), o);
     }
     return 0;
 }

@@ -16,7 +16,13 @@
  * descriptors from the launch's own arguments (the mask's bounds as the
  * shape, the strides, the tile sizes). The launch uses the copy when TMA can
  * read every operand (16-byte aligned base and row stride, a unit stride)
- * and the original kernel otherwise, so misaligned inputs keep working. */
+ * and the original kernel otherwise, so misaligned inputs keep working.
+ *
+ * An operand whose base a program id moves (`a_ptr += batch * stride_ab`)
+ * is read through a 3-D descriptor: the box [1, rows, columns] at [batch,
+ * R, C], reshaped to the tile (Triton 3.6 keeps the reshape in shared
+ * memory: the TMA copy lands where the wgmma reads it). Its first extent is
+ * how many such steps the tensor holds, so a box never reads past it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -27,11 +33,13 @@
 enum { MAX_SITES = 2, MAX_OPS = 2 * MAX_SITES, MAX_LOCAL = 2 + MAX_OPS };
 
 static const char helper_text[] =
-    "def _tdx_descriptor(x, shape, strides, **block):\n"
+    "def _tdx_descriptor(x, shape, strides, _tdx_lead=None, **block):\n"
     "    \"\"\"A TMA descriptor of x for the 2-D tiles a kernel reads (shape, strides and the block's\n"
     "    sizes, named by the kernel's constexprs, in its row, column order), and whether it is of the\n"
     "    transposed view (rows contiguous); None when the tensor memory accelerator cannot read x so\n"
-    "    (alignment, strides, tile bytes).\"\"\"\n"
+    "    (alignment, strides, tile bytes). With _tdx_lead, the stride the kernel moves the base by\n"
+    "    (a batch), a 3-D descriptor of boxes [1, rows, columns]: its first extent is how many such\n"
+    "    steps x holds.\"\"\"\n"
     "    from triton.tools.tensor_descriptor import TensorDescriptor\n"
     "    shape, strides, block = [int(v) for v in shape], [int(v) for v in strides], [int(v) for v in block.values()]\n"
     "    flip = strides[1] != 1 and strides[0] == 1\n"
@@ -41,7 +49,14 @@ static const char helper_text[] =
     "    if (strides[1] != 1 or x.data_ptr() % 16 or strides[0] * size % 16 or min(shape) < 1\n"
     "            or block[1] * size < 16 or any(b < 1 or b > 256 or b & (b - 1) for b in block)):\n"
     "        return None\n"
-    "    return TensorDescriptor(x, shape, strides, block), flip\n";
+    "    if _tdx_lead is None:\n"
+    "        return TensorDescriptor(x, shape, strides, block), flip\n"
+    "    lead = int(_tdx_lead)\n"
+    "    span = 1 + sum((d - 1) * s for d, s in zip(x.shape, x.stride()))\n"
+    "    last = (shape[0] - 1) * strides[0] + shape[1] - 1\n"
+    "    if lead < 1 or lead * size % 16 or x.numel() == 0 or span <= last:\n"
+    "        return None\n"
+    "    return TensorDescriptor(x, [(span - 1 - last) // lead + 1] + shape, [lead] + strides, [1] + block), flip\n";
 
 static int atom(const tdx_src_node *n)
 {
@@ -106,10 +121,17 @@ static char *descriptor_line(fam_task *t, const tdx_src_node *L, const tdx_src_n
         if (!v[i])
             return NULL;
     const char *k0 = block_key(&o->axis[0], 0), *k1 = block_key(&o->axis[1], 1);
-    if (strcmp(k0, k1) == 0)
+    if (strcmp(k0, k1) == 0 || strncmp(k0, "_tdx", 4) == 0 || strncmp(k1, "_tdx", 4) == 0)
         return NULL; /* one constexpr for both sides: the keywords would repeat */
-    return tdx_arena_printf(&t->arena, "%s%s = _tdx_descriptor(%s, (%s, %s), (%s, %s), %s=%s, %s=%s)\n", ind, var,
-                            x->name, v[0], v[1], v[2], v[3], k0, v[4], k1, v[5]);
+    char *lead = "";
+    if (o->lead_stride) {
+        const char *ls = host_text(t, L, def, o->lead_stride);
+        lead = ls ? tdx_arena_printf(&t->arena, "_tdx_lead=%s, ", ls) : NULL;
+        if (!lead)
+            return NULL;
+    }
+    return tdx_arena_printf(&t->arena, "%s%s = _tdx_descriptor(%s, (%s, %s), (%s, %s), %s%s=%s, %s=%s)\n", ind, var,
+                            x->name, v[0], v[1], v[2], v[3], lead, k0, v[4], k1, v[5]);
 }
 
 /* The statement holding launch L, when it is one written on lines of its own. */
@@ -161,11 +183,28 @@ static char *kernel_copy(fam_task *t, const tdx_src_node *def, const tdx_km_tma 
             size_t i = 2 * s + (size_t)k;
             e[n].start = o->load->start - base;
             e[n].end = o->load->end - base;
-            e[n++].text = r && c ? tdx_arena_printf(&t->arena,
-                                                    "(_tdx_desc%zu.load([%s, %s]).T if _TDX_T%zu else "
-                                                    "_tdx_desc%zu.load([%s, %s]))",
-                                                    i, c, r, i, i, r, c)
-                                 : NULL;
+            if (o->lead_index) {
+                /* the 3-D box at [I, R, C], reshaped to the tile */
+                size_t il, z0l, z1l;
+                const char *it = tdx_src_text(t->m, o->lead_index, &il);
+                const char *z0 = tdx_src_text(t->m, o->axis[0].size, &z0l);
+                const char *z1 = tdx_src_text(t->m, o->axis[1].size, &z1l);
+                char *lead = tdx_arena_printf(&t->arena, atom(o->lead_index) ? "%.*s" : "(%.*s)", (int)il, it);
+                e[n++].text = r && c && lead
+                                  ? tdx_arena_printf(&t->arena,
+                                                     "(_tdx_desc%zu.load([%s, %s, %s]).reshape([%.*s, %.*s]).T "
+                                                     "if _TDX_T%zu else _tdx_desc%zu.load([%s, %s, %s])"
+                                                     ".reshape([%.*s, %.*s]))",
+                                                     i, lead, c, r, (int)z1l, z1, (int)z0l, z0, i, i, lead, r, c,
+                                                     (int)z0l, z0, (int)z1l, z1)
+                                  : NULL;
+            } else {
+                e[n++].text = r && c ? tdx_arena_printf(&t->arena,
+                                                        "(_tdx_desc%zu.load([%s, %s]).T if _TDX_T%zu else "
+                                                        "_tdx_desc%zu.load([%s, %s]))",
+                                                        i, c, r, i, i, r, c)
+                                     : NULL;
+            }
             if (!e[n - 1].text)
                 return NULL;
         }

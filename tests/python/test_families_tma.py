@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import CLI, rewrite_family
+from conftest import CLI, harness, rewrite_family
 from tritondx_harness.check import check_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,3 +214,129 @@ def test_rule_leaves_out_a_tile_longer_than_its_tensor():
     assert "TDX025" not in triage_ids(TASKS / "matmul_fp16_small_m.py")
     assert "TDX015" in triage_ids(TASKS / "matmul_fp16_small_m.py")
     assert "TDX025" in triage_ids(TASKS / "matmul_fp16_tall_skinny.py")
+
+
+def test_bmm_reads_each_batch_through_a_3d_descriptor(tmp_path, monkeypatch):
+    """bmm moves its bases by `batch * stride`: the copy reads the box [1, rows,
+    columns] of a 3-D descriptor at [batch, R, C] (rows past M within a batch read
+    as zeros, not the next batch's); B's 100-byte rows at (3, 33, 40, 50) and the
+    misaligned shape take the pointer kernel; AOT for sm_90 the boxes are TMA
+    copies that the wgmma reads in shared memory (the reshape costs no copy)."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    (cand, _), = rewrite("tensor-descriptors", TASKS / "bmm_fp16.py", tmp_path / "a")
+    text = Path(cand).read_text()
+    assert "_tdx_desc0.load([batch, (pid_m * BLOCK_M), k]).reshape([BLOCK_M, BLOCK_K])" in text, text
+    assert "_tdx_lead=a.stride(0), BLOCK_M=64, BLOCK_K=32)" in text and "_tdx_lead=b.stride(0)" in text
+    paths = paths_taken(load(cand, "tma_bmm"))
+    assert [p[0] for p in paths] == [True, False, True, False], paths
+    assert all(p[2] < 0.05 for p in paths), paths
+    res = check_task(str(TASKS / "bmm_fp16.py"), device="cpu", seeds=(0,), candidate=cand)
+    assert res["ok"], res.get("error")
+    assert "TDX025" in triage_ids(TASKS / "bmm_fp16.py") and "TDX025" not in triage_ids(cand)
+    monkeypatch.delenv("TRITON_INTERPRET")
+    cap = harness("capture", "--mode", "aot", "--task", cand, "--kernel", "bmm_kernel_tma", "--no-sass",
+                  "--out", str(tmp_path / "cap")).json
+    assert cap["ok"], cap.get("error")
+    (k,) = cap["kernels"]
+    assert k["signature"]["_tdx_desc0"] == "tensordesc<fp16[1, 64, 32]>", k["signature"]
+    ttgir = Path(k["artifacts"]["ttgir"]).read_text()
+    assert ttgir.count("ttng.async_tma_copy_global_to_local") >= 2
+    dots = [ln for ln in ttgir.splitlines() if "ttng.warp_group_dot " in ln]
+    assert dots and all(": !ttg.memdesc<64x32xf16" in ln and "* !ttg.memdesc<32x64xf16" in ln for ln in dots), dots
+
+
+def test_3d_descriptor_extent_is_what_the_tensor_holds(tmp_path):
+    """The helper with a lead stride: the first extent counts the whole steps x
+    holds (a column slice keeps its batches); a lead stride that is not a
+    multiple of 16 bytes, or more than x holds, is refused."""
+    (cand, _), = rewrite("tensor-descriptors", TASKS / "bmm_fp16.py", tmp_path)
+    desc = load(cand, "tma_helper3")._tdx_descriptor
+    x = torch.zeros(3, 33, 40, dtype=torch.float16)
+    d, flip = desc(x, (33, 40), (40, 1), _tdx_lead=x.stride(0), BM=32, BK=32)
+    assert not flip and list(d.shape) == [3, 33, 40] and list(d.block_shape) == [1, 32, 32]
+    assert list(d.strides) == [1320, 40, 1]
+    v = x[:, :, :32]
+    d, _ = desc(v, (33, 32), (40, 1), _tdx_lead=v.stride(0), BM=32, BK=32)
+    assert list(d.shape) == [3, 33, 32]
+    s = torch.zeros(200, dtype=torch.float16).as_strided((3, 4, 8), (36, 8, 1))
+    assert desc(s, (4, 8), (8, 1), _tdx_lead=36, BM=4, BK=8) is None          # 72-byte steps
+    assert desc(x[0], (33, 40), (40, 1), _tdx_lead=2000, BM=32, BK=32)[0].shape[0] == 1
+    assert desc(x[0, :1], (33, 40), (40, 1), _tdx_lead=1320, BM=32, BK=32) is None  # one row: 33 do not fit
+
+
+BATCHED = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bmm(a_ptr, b_ptr, c_ptr, M, N, K, sab, sam, sbb, sbk, scb, scm,
+        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    bz = tl.program_id(2)
+{prelude}    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+{inloop}        a = tl.load({a_ptr}, mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + bz * sbb + (k + rk)[:, None] * sbk + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + bz * scb + rm[:, None] * scm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def launch(a, b):
+    B, M, K = a.shape
+    N = b.shape[2]
+    c = torch.empty((B, M, N), device=a.device, dtype=torch.float32)
+    bmm[(triton.cdiv(M, 32), triton.cdiv(N, 32), B)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                                    b.stride(1), c.stride(0), c.stride(1), BM=32, BN=32, BK=16)
+    return c
+
+
+def reference(a, b):
+    return torch.bmm(a.double(), b.double())
+
+
+def make_inputs(shape, dtype=torch.float16, device="cpu", seed=0):
+    g = torch.Generator().manual_seed(seed)
+    B, M, N, K = shape
+    return (torch.randn(B, M, K, generator=g).to(dtype).to(device), torch.randn(B, K, N, generator=g).to(dtype).to(device))
+
+
+SHAPES = {{"bench": (4, 64, 64, 64), "check": [(3, 40, 24, 32)]}}
+"""
+A_AT = "a_ptr + rm[:, None] * sam + (k + rk)[None, :]"
+
+
+def batched(prelude="", inloop="", a_ptr="a_ptr + bz * sab + rm[:, None] * sam + (k + rk)[None, :]"):
+    return BATCHED.format(prelude=prelude, inloop=inloop, a_ptr=a_ptr)
+
+
+@pytest.mark.parametrize("src", [
+    batched(),                                                          # a lead term in each address
+    batched(prelude="    a_ptr = a_ptr + bz * sab\n", a_ptr=A_AT),      # A's base moved before the loop
+    batched(prelude="    off = sab * bz\n    a_ptr += off\n", a_ptr=A_AT),  # through a name
+], ids=["address-term", "rebound-base", "named-offset"])
+def test_batched_operands_take_3d_descriptors(src, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    task = tmp_path / "k.py"
+    task.write_text(src)
+    (cand, _), = rewrite("tensor-descriptors", task, tmp_path / "out")
+    text = Path(cand).read_text()
+    assert text.count(".reshape([BM, BK])") == 1 and text.count(".reshape([BK, BN])") == 1, text
+    paths = paths_taken(load(cand, "tma_batched"))
+    assert paths[0][0] is True and paths[0][2] < 0.05, paths
+
+
+@pytest.mark.parametrize("src", [
+    batched(inloop="        a_ptr += bz * sab\n", a_ptr=A_AT),                      # moved in the loop
+    batched(prelude="    a_ptr += bz * sab\n    a_ptr += sam\n", a_ptr=A_AT),       # moved twice
+    batched(prelude="    a_ptr += bz * sab\n"),                                     # two lead terms
+    batched(a_ptr="a_ptr + k * sab + rm[:, None] * sam + (k + rk)[None, :]"),       # the loop's index
+    batched(a_ptr="a_ptr + bz * bz + rm[:, None] * sam + (k + rk)[None, :]"),       # no stride
+    batched(a_ptr="a_ptr + rk[0] * sab + rm[:, None] * sam + (k + rk)[None, :]"),   # a tl.arange
+], ids=["in-loop", "twice", "two-leads", "loop-index", "no-stride", "arange"])
+def test_batched_operand_left_alone(src, tmp_path):
+    task = tmp_path / "k.py"
+    task.write_text(src)
+    assert rewrite("tensor-descriptors", task, tmp_path / "out") == [], src
