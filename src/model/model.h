@@ -476,4 +476,26 @@ typedef struct tdx_km_tma {
  * before the loop. Fills out[0, max) and returns how many. */
 size_t tdx_km_tma_loads(const tdx_src_module *m, const tdx_src_node *def, tdx_km_tma *out, size_t max);
 
+/* ---- a loop-invariant scale of a tl.dot result (model_scale.c) ---- */
+/* `tl.dot(X, Y) * c` (or `c * tl.dot(X, Y)`) in the body of a loop, the dot
+ * with two operands and no accumulator, c a literal, a parameter def never
+ * rebinds, a name def binds once before the loop to such a value, or a
+ * product / quotient / sum / difference of such; and one operand -- X when
+ * it can, else Y -- a name def binds once, in a statement of its own body
+ * before the loop's (the anchor). Each iteration multiplies the dot's whole
+ * result by c; the same product follows from scaling the operand once,
+ * before the anchor. */
+typedef struct tdx_km_scaled_dot {
+    const tdx_src_node *loop;    /* the innermost FOR holding the product */
+    const tdx_src_node *anchor;  /* the statement of def's body holding the loop */
+    const tdx_src_node *product; /* the BINOP `dot * c` */
+    const tdx_src_node *dot;     /* the tl.dot call */
+    const tdx_src_node *operand; /* the loop-invariant operand's NAME node in the call */
+    const tdx_src_node *scale;   /* c */
+} tdx_km_scaled_dot;
+
+/* The scaled dots of kernel def, in source order: fills out[0, max) and
+ * returns how many there are. */
+size_t tdx_km_scaled_dots(const tdx_src_module *m, const tdx_src_node *def, tdx_km_scaled_dot *out, size_t max);
+
 #endif

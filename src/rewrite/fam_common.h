@@ -190,4 +190,9 @@ int fam_tma_fallback(fam_task *t, const tdx_src_node *L);
  * are also the descriptors' blocks. */
 int fam_passes_descriptors(const tdx_src_node *L);
 
+/* ---- hoist-scale (fam_scale.c) ---- */
+/* A loop-invariant scale of a tl.dot result (tdx_km_scaled_dots) applied
+ * once to the dot's loop-invariant operand before the loop. */
+tdx_status fam_hoist_scale(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 #endif

@@ -541,8 +541,34 @@ static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     return st;
 }
 
+/* Non-zero when e is `x[:, None]` or `x[None, :]` (a vector broadcast
+ * along the other axis). */
+static int expanded_vector(const fam_task *t, const tdx_src_node *e)
+{
+    const tdx_src_node *ix = e && e->kind == TDX_SRC_SUBSCRIPT ? tdx_src_kid(e, TDX_SRC_R_INDEX) : NULL;
+    if (!ix || ix->kind != TDX_SRC_TUPLE || ix->nkids != 2)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (ix->kids[i]->kind == TDX_SRC_SLICE && ix->kids[i]->nkids == 0) {
+            size_t l;
+            const char *x = tdx_src_text(t->m, ix->kids[1 - i], &l);
+            if (l == 4 && memcmp(x, "None", 4) == 0)
+                return 1;
+        }
+    return 0;
+}
+
+static int atom_node(const tdx_src_node *n)
+{
+    return n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_CALL ||
+           n->kind == TDX_SRC_ATTRIBUTE || n->kind == TDX_SRC_SUBSCRIPT;
+}
+
 /* exp2: tl.exp(x) as tl.exp2(x * log2(e)), the form the hardware's ex2
- * instruction computes directly. */
+ * instruction computes directly. The softmax's tl.exp(s - m[:, None]) is
+ * written tl.exp2(s * log2(e) - m[:, None] * log2(e)): the row's product
+ * once per row, and per element one fused multiply-add where (s - m) *
+ * log2(e) took a subtraction and a multiply. */
 static tdx_status fam_exp2(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -559,6 +585,16 @@ static tdx_status fam_exp2(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             if (!arg || arg->kind == TDX_SRC_STARRED)
                 continue;
             fam_edit(t, &e, fn->start, fn->end, "tl.exp2");
+            tdx_src_node *a = tdx_src_kid(arg, TDX_SRC_R_LEFT), *b = tdx_src_kid(arg, TDX_SRC_R_RIGHT);
+            if (arg->kind == TDX_SRC_BINOP && arg->op == TDX_OP_MINUS && a && b && expanded_vector(t, b)) {
+                if (!atom_node(a)) {
+                    fam_edit(t, &e, a->start, a->start, "(");
+                    fam_edit(t, &e, a->end, a->end, ")");
+                }
+                fam_edit(t, &e, a->end, a->end, " * 1.4426950408889634");
+                fam_edit(t, &e, b->end, b->end, " * 1.4426950408889634");
+                continue;
+            }
             fam_edit(t, &e, arg->start, arg->start, "(");
             fam_edit(t, &e, arg->end, arg->end, ") * 1.4426950408889634");
         }
@@ -729,6 +765,7 @@ static const tdx_rw_family families[] = {
     {"operand-layout", "an fp32 tl.dot operand read through X.stride(i) for K and X.stride(j), j > i, of a tensor passed by name", fam_operand_layout},
     {"dot-accumulate", "a loop over a reduction index adding the outer product of an [R, 1] column and a 1-D row, both loaded with the index, into an fp32 R x BLOCK accumulator", fam_dot_accumulate},
     {"tensor-descriptors", "a tl.dot loop whose operands are loaded as P + R[:, None] * S0 + C[None, :] * S1 under the mask R[:, None] < B0 & C[None, :] < B1, R and C offsets plus tl.arange", fam_tensor_descriptors},
+    {"hoist-scale", "tl.dot(X, Y) * c in a loop, c loop-invariant and X (or Y) a name bound once before the loop", fam_hoist_scale},
     {"autotune", "a kernel launch with block-size constexprs whose grid reads them only as literals or names", fam_autotune},
 };
 

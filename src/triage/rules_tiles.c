@@ -515,3 +515,27 @@ void tdx_tri_tma_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "load_line", "%d", a->load->line);
     }
 }
+
+/* TDX026: a loop-invariant scale of a tl.dot result inside a loop
+ * (tdx_km_scaled_dots, the products the hoist-scale family rewrites); one
+ * finding per kernel, at its first such product. */
+void tdx_tri_scaled_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_scaled_dot s[4];
+    size_t n = tdx_km_scaled_dots(t->file->mod, k->def, s, 4);
+    if (!n)
+        return;
+    size_t cl;
+    const char *c = tdx_src_text(t->file->mod, s[0].scale, &cl);
+    tdx_finding *f = tdx_tri_add(t, "TDX026", s[0].product, 0, 0, k->name, 0.45,
+                                 "the loop multiplies tl.dot's whole result by %.*s each iteration; scaling "
+                                 "'%s' once before the loop gives the same product",
+                                 (int)(cl > 60 ? 60 : cl), c, s[0].operand->name);
+    if (!f)
+        return;
+    tdx_finding_set_hypothesis(t->ledger, f,
+                               "one FMUL per element of every iteration's dot result, beside the softmax's "
+                               "own arithmetic; on the operand it is one multiply per element of a tile, once");
+    tdx_finding_fact(t->ledger, f, "operand", "%s", s[0].operand->name);
+    tdx_finding_fact(t->ledger, f, "products", "%zu", n);
+}

@@ -61,6 +61,9 @@ void tdx_tri_peel_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX025 (rules_tiles.c): a tl.dot loop whose operands a tensor descriptor
  * can load (tdx_km_tma_loads). */
 void tdx_tri_tma_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX026 (rules_tiles.c): a loop-invariant scale of a tl.dot result inside
+ * a loop (tdx_km_scaled_dots). */
+void tdx_tri_scaled_dot_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX024 (rules_tiles.c): a loop adding one outer product of a column and a
  * row per value of a reduction index (tdx_km_dot_accumulable). */
 void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k);

@@ -25,6 +25,7 @@ CASES = [
     ("tensor-cores", "matmul_notf32.py"),
     ("exp2", "softmax.py"),
     ("exp2", "silu_dns.py"),
+    ("exp2", ROOT / "bench" / "tasks" / "attention_fp16.py"),  # the row maximum in a fused multiply-add
     ("alignment-hints", "silu_dns.py"),
     ("alignment-hints", "scale_rows_dns.py"),
     ("remove-launch-passes", "silu_dns.py"),
@@ -78,6 +79,8 @@ CASES = [
     ("tensor-descriptors", ROOT / "bench" / "tasks" / "matmul_bf16_square.py"),
     ("operand-layout", "matmul_fp32_ptrs.py"),
     ("operand-layout", ROOT / "bench" / "tasks" / "matmul_fp32_square.py"),
+    ("hoist-scale", ROOT / "bench" / "tasks" / "attention_fp16.py"),
+    ("hoist-scale", ROOT / "bench" / "tasks" / "attention_causal_fp16.py"),
     ("autotune", "scale.py"),
     ("autotune", "matmul_grid_var.py"),
     ("autotune", "rowsum_loop.py"),
