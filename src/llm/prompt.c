@@ -45,9 +45,13 @@ static const struct {
                            "(triton.tools.tensor_descriptor.TensorDescriptor built in launch, desc.load([row, col]) "
                            "in the kernel): the TMA unit copies each tile; keep the pointer kernel for inputs that "
                            "are not 16-byte aligned"},
+    {"hoist-scale", "multiply the loop-invariant tl.dot operand by the scale once before the loop "
+                    "((q * sm_scale).to(q.dtype)) instead of multiplying every element of each iteration's "
+                    "tl.dot result"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},
     {"coalesce", "re-tile so consecutive threads touch consecutive addresses on the contiguous axis"},
-    {"exp2", "use exp2 with a folded log2(e) scale instead of exp"},
+    {"exp2", "use exp2 with a folded log2(e) scale instead of exp (x * log2(e) - m[:, None] * log2(e): one "
+             "fused multiply-add a score)"},
     {"persistent-grid", "launch one program per SM (or a few) and loop over the tiles"},
     {"remove-launch-passes", "remove extra passes in launch (.float(), .contiguous() copies, "
                              "temporaries) by doing that work in the kernel"},

@@ -88,33 +88,24 @@ static int still_short(const run *r, const tdx_loop_timing *t)
     return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * REACH_MARGIN);
 }
 
-/* A rewrite the round's best opened up: a level-0 finding on the best's
- * source that the round's diagnosis did not have (block-outputs turns a
- * convolution's scalar weight into a column, and the loop over input
- * channels becomes an outer-product accumulation, TDX024) gets its family's
- * first candidate on the best, tried as the round's next candidate
- * (journal index *last_ci + 1). It becomes the round's best when it beats it;
- * *keep_ci is then its index. One per round, so that a round of one
- * candidate reaches the rewrite the next round would start from. When no
- * finding opens anything up and the best is still short of the target,
- * a search on the best takes the place (the journal's summary ends
- * "(search)"): retune's next step unless the round timed that source,
- * else autotune unless the round tried it. */
-tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
-                            tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
+/* One follow-up (tdx_loop__follow_up): 1 when it won and became the
+ * round's best, 0 when none was found or it lost. */
+static int follow_up_once(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
+                          tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci, tdx_status *st)
 {
     tdx_loop_cand next;
     char rule[16] = "";
     const tdx_loop_cand *best = &cands->items[*best_i];
-    tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, &next, rule, sizeof rule, r->diags);
+    tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, cands->items, cands->len, &next, rule,
+                                               sizeof rule, r->diags);
     if (fs == TDX_ERR_NOTFOUND && still_short(r, best_t)) {
         fs = tdx_loop_builtin_search_on(r->o->task_path, best, cands->items, cands->len, &next, r->diags);
         snprintf(rule, sizeof rule, "search");
     }
     if (fs == TDX_ERR_NOMEM)
-        return fs;
+        *st = fs;
     if (fs != TDX_OK)
-        return TDX_OK;
+        return 0;
     size_t ci = *last_ci + 1;
     *last_ci = ci;
     char path[1200];
@@ -124,18 +115,42 @@ tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const t
     snprintf(summary, sizeof summary, "%.230s (%.15s)", next.summary, rule);
     memcpy(next.summary, summary, sizeof summary);
     tdx_loop_timing t;
-    tdx_status st = TDX_OK;
-    int won = tdx_loop__try_candidate(r, round, ci, *keep_ci ? *keep_ci : (size_t)*best_i + 1, &next, path, &t, &st);
-    if (!st && won == 1) {
-        st = tdx_loop_cands_take(cands, &next);
-        if (!st) {
+    int won = tdx_loop__try_candidate(r, round, ci, *keep_ci ? *keep_ci : (size_t)*best_i + 1, &next, path, &t, st);
+    if (!*st && won == 1) {
+        *st = tdx_loop_cands_take(cands, &next);
+        if (!*st) {
             *best_i = (int)cands->len - 1;
             *best_t = chained(best_t, &t);
             *keep_ci = ci;
+            return 1;
         }
-        return st;
+        return 0;
     }
     free(next.source);
+    return 0;
+}
+
+/* A rewrite the round's best opened up: a level-0 finding on the best's
+ * source that the round's diagnosis did not have (block-outputs turns a
+ * convolution's scalar weight into a column, and the loop over input
+ * channels becomes an outer-product accumulation, TDX024), or one it had
+ * but left untried (a round of two candidates for three families), gets
+ * its family's first candidate on the best, tried as the round's next
+ * candidate (journal index *last_ci + 1). It becomes the round's best when
+ * it beats it; *keep_ci is then its index. When no finding opens anything
+ * up and the best is still short of the target, a search on the best takes
+ * the place (the journal's summary ends "(search)"): retune's next step
+ * unless the round timed that source, else autotune unless the round tried
+ * it. A follow-up that won while the best is still short is followed by
+ * another, FOLLOW_UPS a round at most: a round of one or two candidates
+ * reaches the rewrites the next rounds would start from. */
+tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
+                            tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
+{
+    tdx_status st = TDX_OK;
+    for (int n = 0; n < FOLLOW_UPS && !st; n++)
+        if (!follow_up_once(r, round, cands, seen, best_i, best_t, last_ci, keep_ci, &st) || !still_short(r, best_t))
+            break;
     return st;
 }
 

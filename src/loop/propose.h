@@ -9,16 +9,19 @@
 tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *out,
                                     tdx_diags *diags);
 
-/* A rewrite the round's best opened up: level-0 triage of best's source,
- * and the first finding whose rule the round's diagnosis (seen) did not
- * report and whose built-in family is not in best's stack yields its
- * family's first candidate on best into *out (retune and autotune, which
- * every round proposes anyway, only when no other family does; family
- * "A+F", as
+/* A rewrite the round's best opened up or the round left untried: level-0
+ * triage of best's source, and the first finding whose built-in family is
+ * not in best's stack and whose rule the round's diagnosis (seen) did not
+ * report -- else, the first whose rule it reported but whose family none
+ * of the round's nround candidates tried (the round had fewer candidate
+ * slots than families) -- yields its family's first candidate on best
+ * into *out (retune and autotune, which every round proposes anyway, only
+ * when no other family does, and only as new findings; family "A+F", as
  * tdx_loop_builtin_stack); *rule gets that rule's id. TDX_ERR_NOTFOUND when
- * no new finding gives one. *out owns its source. */
+ * no finding gives one. *out owns its source. */
 tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand *best, const tdx_ledger *seen,
-                                      tdx_loop_cand *out, char *rule, size_t rule_cap, tdx_diags *diags);
+                                      const tdx_loop_cand *round, size_t nround, tdx_loop_cand *out, char *rule,
+                                      size_t rule_cap, tdx_diags *diags);
 
 /* A search on the round's best: when no finding opened anything up
  * (tdx_loop_builtin_follow_up gave TDX_ERR_NOTFOUND), retune's first

@@ -170,7 +170,8 @@ static int in_stack(const char *stack, const char *name)
 }
 
 tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand *best, const tdx_ledger *seen,
-                                      tdx_loop_cand *out, char *rule, size_t rule_cap, tdx_diags *diags)
+                                      const tdx_loop_cand *round, size_t nround, tdx_loop_cand *out, char *rule,
+                                      size_t rule_cap, tdx_diags *diags)
 {
     memset(out, 0, sizeof *out);
     tdx_ledger l;
@@ -184,25 +185,36 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
         return st == TDX_ERR_NOMEM ? st : TDX_ERR_NOTFOUND;
     }
     st = TDX_ERR_NOTFOUND;
-    /* the rewrites a finding names first; the searches every round proposes
-     * anyway (retune, autotune) only when no other family applies */
+    /* three sweeps: the rewrites new findings name; then those of findings
+     * the round reported but had no candidate slot for; then the searches
+     * every round proposes anyway (retune, autotune), when new findings
+     * name them and nothing else applies */
+    static const char *const why[] = {"best, a new finding", "best, a finding the round did not try",
+                                      "best, a new finding"};
     size_t nf = tdx_ledger_count(&l);
-    for (size_t k = 0; nf && k < 2 * nf && st == TDX_ERR_NOTFOUND; k++) {
+    for (size_t k = 0; nf && k < 3 * nf && st == TDX_ERR_NOTFOUND; k++) {
+        size_t sweep = k / nf;
         const tdx_finding *f = tdx_ledger_at(&l, k % nf);
         int search = f->family && (strcmp(f->family, "retune") == 0 || strcmp(f->family, "autotune") == 0);
-        if (!f->family || !f->family[0] || in_stack(best->family, f->family) ||
-            search != (k >= nf))
+        if (!f->family || !f->family[0] || in_stack(best->family, f->family) || search != (sweep == 2))
             continue;
         int old = 0;
         for (size_t j = 0; j < tdx_ledger_count(seen) && !old; j++)
             old = strcmp(tdx_ledger_at(seen, j)->rule->id, f->rule->id) == 0;
-        if (old)
+        if (old != (sweep == 1))
             continue;
+        if (sweep == 1) {
+            int tried = 0;
+            for (size_t j = 0; j < nround && !tried; j++)
+                tried = in_stack(round[j].family, f->family);
+            if (tried)
+                continue;
+        }
         tdx_loop_cand top;
         memset(&top, 0, sizeof top);
         snprintf(top.family, sizeof top.family, "%s", f->family);
         snprintf(top.origin, sizeof top.origin, "builtin");
-        st = stack_on(task_path, best, &top, "best, a new finding", out, diags);
+        st = stack_on(task_path, best, &top, why[sweep], out, diags);
         if (!st && rule && rule_cap)
             snprintf(rule, rule_cap, "%s", f->rule->id);
     }

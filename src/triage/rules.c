@@ -595,13 +595,17 @@ static int one_stage(const tdx_tri *t, const tdx_km_launch *l, const tdx_src_nod
 
 /* TDX013: a loop with a tl.dot that cannot be pipelined because its stage
  * count is 1: on the loop (tl.range), at a launch, or in every autotune
- * config. */
+ * config. Not for an IEEE fp32 dot: it runs on the FMA units from
+ * registers, and staging its operands through shared memory cost the
+ * suite's convolutions 12-15 % on the H200 (dot-accumulate launches them
+ * with num_stages=1 for that; bench/RESULTS.md, eleventh session). */
 static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     const tdx_km_op *dot = NULL;
     for (size_t i = 0; i < k->ops.len && !dot; i++) {
         const tdx_km_op *op = k->ops.items[i];
-        if (op->kind == TDX_KM_OP_DOT && op->loop)
+        int fma = op->input_precision && strcmp(op->input_precision, "ieee") == 0 && !op->operands_half;
+        if (op->kind == TDX_KM_OP_DOT && op->loop && !fma)
             dot = op;
     }
     if (!dot)

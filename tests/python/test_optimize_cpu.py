@@ -173,7 +173,10 @@ def test_the_search_takes_retunes_next_step_on_a_retuned_best(tmp_path):
     """relu's round tries retune (BLOCK 256 -> 1024) and autotune; retune wins,
     autotune on it is the stack. The search follow-up is retune's next step on
     the retuned best (1024 -> 4096, a source the round did not time), not
-    nothing because the round had tried retune; it wins and is kept."""
+    nothing because the round had tried retune; it wins, and the best is still
+    short of the roofline target, so a second follow-up takes the step after
+    (4096 -> 16384), timed against the first; it wins too and is kept. Two
+    follow-ups a round at most."""
     timer = tmp_path / "block_timer.py"
     timer.write_text(BLOCK_TIMER)
     timer.chmod(0o755)
@@ -181,11 +184,29 @@ def test_the_search_takes_retunes_next_step_on_a_retuned_best(tmp_path):
     shutil.copy(ROOT / "bench" / "tasks" / "relu.py", task)
     cands, kept = one_round(task, timer)
     fams = [c["family"] for c in cands]
-    assert fams == ["retune", "autotune", "retune+autotune", "retune+retune"], cands
+    assert fams == ["retune", "autotune", "retune+autotune", "retune+retune", "retune+retune+retune"], cands
     assert cands[3]["summary"].endswith("BLOCK 1024 -> 4096, num_warps 8 (search)"), cands[3]
     assert cands[3]["verdict"] == "faster" and cands[3]["against"] == 1, cands[3]
-    assert kept and kept[-1]["family"] == "retune+retune", kept
-    assert "BLOCK=4096" in (tmp_path / "relu.opt.py").read_text()
+    assert cands[4]["summary"].endswith("BLOCK 4096 -> 16384, num_warps 16 (search)"), cands[4]
+    assert cands[4]["verdict"] == "faster" and cands[4]["against"] == 4, cands[4]
+    assert kept and kept[-1]["family"] == "retune+retune+retune" and kept[-1]["index"] == 5, kept
+    assert "BLOCK=16384" in (tmp_path / "relu.opt.py").read_text()
+
+
+def test_a_follow_up_that_lost_ends_the_round(tmp_path):
+    """The same round with a timer under which no block past 4096 is faster:
+    the first follow-up (1024 -> 4096) wins, the second (4096 -> 16384) is
+    not faster, and nothing follows it; the first is kept."""
+    timer = tmp_path / "block_timer.py"
+    timer.write_text(BLOCK_TIMER.replace("int(m.group(1))", "min(int(m.group(1)), 4096)"))
+    assert "min(int(m.group(1)), 4096)" in timer.read_text()
+    timer.chmod(0o755)
+    task = tmp_path / "relu.py"
+    shutil.copy(ROOT / "bench" / "tasks" / "relu.py", task)
+    cands, kept = one_round(task, timer)
+    assert [(c["family"], c["verdict"]) for c in cands[3:]] == [
+        ("retune+retune", "faster"), ("retune+retune+retune", "slower")], cands
+    assert kept and kept[-1]["family"] == "retune+retune" and kept[-1]["index"] == 4, kept
 
 
 def test_no_search_follows_a_round_that_reached_the_roofline_target(tmp_path):
@@ -303,12 +324,17 @@ def test_a_finding_the_winner_opened_up_is_followed_in_the_same_round(tmp_path):
             assert not any("dot-accumulate" in f for f in fams), fams
             assert kept and kept[-1]["family"] == "block-outputs"
             continue
-        last = cands[-1]
-        assert last["family"] == "block-outputs+dot-accumulate" and last["verdict"] == "faster", cands
+        last, = [c for c in cands if c["family"] == "block-outputs+dot-accumulate"]
+        assert last["verdict"] == "faster", cands
         assert last["summary"].startswith("on the round's best, a new finding (block-outputs)")
         assert last["summary"].endswith("(TDX024)"), last["summary"]
         assert kept and kept[-1]["family"] == "block-outputs+dot-accumulate" and kept[-1]["index"] == last["index"]
-        assert last["index"] == len(cands)
+        # it won and the best is still short: one more follow-up, a finding on the FMA dot (TDX006,
+        # tf32), not pipelining (TDX013 leaves the IEEE dot's num_stages=1 alone); the timer sees
+        # no change, so it is not faster and the round ends
+        after = cands[last["index"]:]
+        assert [c["family"] for c in after] == ["block-outputs+dot-accumulate+tensor-cores"], after
+        assert after[0]["verdict"] == "slower" and after[0]["summary"].endswith("(TDX006)"), after
         opt = (d / "conv1d.opt.py").read_text()
         assert 'tl.dot(w, x, input_precision="ieee")' in opt and "_TDX_R=" in opt
 
@@ -331,6 +357,36 @@ def test_a_follow_up_prefers_the_rewrite_a_finding_names_over_a_search(tmp_path)
     timer.chmod(0o755)
     cands, kept = one_round(task, timer)
     fams = [c["family"] for c in cands]
-    assert fams[-1] == "vectorize-loop+split-reduction+defer-reduction", cands
-    assert cands[-1]["summary"].endswith("(TDX021)") and cands[-1]["verdict"] == "faster"
-    assert kept and kept[-1]["family"] == fams[-1]
+    follow, = [c for c in cands if c["family"] == "vectorize-loop+split-reduction+defer-reduction"]
+    assert follow["summary"].endswith("(TDX021)") and follow["verdict"] == "faster"
+    # the second follow-up: retune, which TDX012 names on it (a new finding: the 4096-element
+    # block at the default warps), only now that no other family applies; not faster by this timer
+    assert fams[-1] == "vectorize-loop+split-reduction+defer-reduction+retune", cands
+    assert cands[-1]["summary"].endswith("(TDX012)") and cands[-1]["verdict"] == "slower"
+    assert kept and kept[-1]["family"] == follow["family"]
+
+
+def test_a_follow_up_takes_a_finding_the_round_had_no_slot_for(tmp_path):
+    """The attention's diagnosis names three families: peel-masks (TDX022), exp2 (TDX014) and
+    hoist-scale (TDX026, the least confident). A round of two candidates tries the first two;
+    both win and stack. No finding on the stack is new, but TDX026 was never tried: the
+    follow-up is hoist-scale on the stack (before any search), kept when faster."""
+    timer = tmp_path / "attn_timer.py"
+    timer.write_text(STACK_TIMER.replace(
+        't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
+        '    return t * (0.9 if "tl.exp2" in src else 1.0)',
+        't = 1e-3 * (0.9 if "tl.exp2" in src else 1.0) * (0.9 if "_tdx_full" in src else 1.0)\n'
+        '    return t * (0.9 if "_tdx_s0" in src else 1.0)'))
+    assert "_tdx_s0" in timer.read_text()
+    timer.chmod(0o755)
+    task = tmp_path / "attention_fp16.py"
+    shutil.copy(ROOT / "bench" / "tasks" / "attention_fp16.py", task)
+    cands, kept = one_round(task, timer)
+    fams = [c["family"] for c in cands]
+    assert fams[:3] == ["peel-masks", "exp2", "peel-masks+exp2"], cands
+    hoist = cands[3]
+    assert hoist["family"] == "peel-masks+exp2+hoist-scale" and hoist["verdict"] == "faster", cands
+    assert hoist["summary"].startswith("on the round's best, a finding the round did not try (peel-masks+exp2)")
+    assert hoist["summary"].endswith("(TDX026)"), hoist["summary"]
+    assert kept and kept[-1]["family"] == "peel-masks+exp2+hoist-scale" and kept[-1]["index"] == 4, kept
+    assert "_tdx_s0 = (q * sm_scale).to(q.dtype)" in (tmp_path / "attention_fp16.opt.py").read_text()
