@@ -2,7 +2,7 @@
 kernels hoist-scale must leave alone, and what the two do to the key loop's
 sm_90 SASS (compiled ahead of time with no GPU, counted per instruction)."""
 import collections
-import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,8 @@ from tritondx_harness.check import check_task
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "bench" / "tasks"
+sys.path.insert(0, str(ROOT / "bench"))
+import sass_loops  # noqa: E402
 
 
 def one(family, task, out_dir):
@@ -96,22 +98,10 @@ def test_hoist_scale_leaves_alone(src, tmp_path):
 
 
 def _key_loop(sass_path):
-    """Opcode counts of the longest loop of a SASS listing (label .L_x_N to the branch back)."""
-    ins, labels, loops = [], {}, []
-    for line in Path(sass_path).read_text().splitlines():
-        m = re.match(r"^\s*(\.L_x_\d+):", line)
-        if m:
-            labels[m.group(1)] = len(ins)
-            continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
-        if m:
-            ins.append(m.group(1))
-            b = re.search(r"BRA\s+`\((\.L_x_\d+)\)", m.group(1))
-            if b and b.group(1) in labels:
-                loops.append((labels[b.group(1)], len(ins)))
-    start, end = max(loops, key=lambda r: r[1] - r[0])
-    ops = [w.split()[1] if w.startswith("@") else w.split()[0] for w in ins[start:end]]
-    return collections.Counter(o.split(".")[0] for o in ops), end - start
+    """Opcode counts of the longest loop of a SASS listing (bench/sass_loops.py's reading: its
+    label to the branch back), and its length."""
+    body = max(sass_loops.loops(sass_path), key=len)
+    return collections.Counter(sass_loops.opcode(t) for t in body), len(body)
 
 
 def _sass(task, out):
