@@ -34,6 +34,7 @@ from .protocol import TASK_ERROR, HarnessError
 
 ENV = "TRITONDX_GPU_LOCK"
 WAIT_ENV = "TRITONDX_GPU_LOCK_WAIT"
+NICE_ENV = "TRITONDX_NICE"
 
 _fds = {"main": None, "turn": None}
 _mode = [None]  # None, "shared" or "exclusive"
@@ -44,6 +45,33 @@ _wait_total = [0.0]  # seconds this process has spent waiting for the lock
 def enabled():
     """The lock file, or None when locking is off."""
     return os.environ.get(ENV) or None
+
+
+def yield_cpu():
+    """While harness processes share the machine (the lock is on), a process
+    that checks or compiles and never times -- the check verb, the trial's
+    judge after it has forked its timer, the precompile child -- lowers its
+    CPU priority to TRITONDX_NICE (default 10; 0 leaves it), and so do the
+    children it forks afterwards. A timing's interval holds its own host
+    launch path (77 us of Python for split-k's three launches on a 77 us
+    kernel): a busy core delays it and the timing spreads, which other tasks'
+    compiles did on the H200 under eight tasks at once (bench/RESULTS.md,
+    fifteenth session). The timing processes keep the default priority.
+    Returns the niceness now, or None when left as it was."""
+    if not enabled():
+        return None
+    try:
+        want = int(os.environ.get(NICE_ENV, "10"))
+    except ValueError:
+        want = 10
+    want = min(want, 19)
+    try:
+        now = os.nice(0)
+        if want <= now:
+            return None
+        return os.nice(want - now)
+    except OSError:
+        return None
 
 
 def wait_limit_s():

@@ -113,6 +113,7 @@ def _child(task_path, files, shapes, dtype, res_w):
     code = 0
     try:
         gpulock.forget()
+        gpulock.yield_cpu()
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
         from .isolate import _one_cpu_thread
         _one_cpu_thread()

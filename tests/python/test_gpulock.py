@@ -263,3 +263,81 @@ def test_a_candidate_that_floods_the_turn_pipe_does_not_hang_the_judge(lock, tmp
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     # the judge never blocked on the answers nobody reads: its limit ended the child
     assert out["failure"][0] == "timeout" and out["seconds"] < 80, out
+
+
+NICE = """
+import os, sys
+sys.path.insert(0, {pydir!r})
+from tritondx_harness import gpulock
+print(os.nice(0), gpulock.yield_cpu(), os.nice(0), gpulock.yield_cpu(), os.nice(0))
+"""
+
+
+@pytest.mark.parametrize("env,want", [
+    ({"TRITONDX_GPU_LOCK": "LOCK"}, "0 10 10 None 10"),               # once, to 10; a second call leaves it
+    ({"TRITONDX_GPU_LOCK": "LOCK", "TRITONDX_NICE": "3"}, "0 3 3 None 3"),
+    ({"TRITONDX_GPU_LOCK": "LOCK", "TRITONDX_NICE": "0"}, "0 None 0 None 0"),
+    ({}, "0 None 0 None 0"),                                          # no lock: one process, nothing to yield to
+], ids=["lock", "nice-3", "nice-0", "no-lock"])
+def test_yield_cpu_lowers_priority_only_beside_other_processes(env, want, tmp_path):
+    e = {k: v for k, v in os.environ.items() if k not in ("TRITONDX_GPU_LOCK", "TRITONDX_NICE")}
+    e.update({k: str(tmp_path / v) if v == "LOCK" else v for k, v in env.items()})
+    r = subprocess.run([sys.executable, "-c", NICE.format(pydir=PYDIR)], capture_output=True, text=True,
+                       env=e, timeout=60, preexec_fn=lambda: os.setpriority(os.PRIO_PROCESS, 0, 0))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == want.split()
+
+
+NICE_TASK = '''import os
+import torch
+import triton
+import triton.language as tl
+
+
+def _niced():
+    if os.nice(0) < 10:
+        raise RuntimeError("running at niceness %d" % os.nice(0))
+
+
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n) * 2, mask=o < n)
+
+
+def launch(x):
+    _niced()
+    y = torch.empty_like(x)
+    double[(1,)](x, y, x.numel(), BLOCK=8)
+    return y
+
+
+def reference(x):
+    return x * 2
+
+
+def make_inputs(shape, dtype=torch.float32, device="cpu", seed=0):
+    _niced()
+    return (torch.ones(shape, dtype=dtype, device=device),)
+
+
+SHAPES = {"bench": (8,), "check": [(8,)]}
+'''
+
+
+def test_the_check_verb_runs_its_task_below_the_timers(tmp_path):
+    """With the GPU lock on, the check verb (which never times) runs the task's inputs and its
+    launch at niceness 10; without it at the default, where this task refuses to run."""
+    task = tmp_path / "niced.py"
+    task.write_text(NICE_TASK)
+    base = {k: v for k, v in os.environ.items() if k not in ("TRITONDX_GPU_LOCK", "TRITONDX_NICE")}
+    base["PYTHONPATH"] = PYDIR + os.pathsep + base.get("PYTHONPATH", "")
+    replies = []
+    for lock in (str(tmp_path / "lock"), None):
+        e = dict(base, **({"TRITONDX_GPU_LOCK": lock} if lock else {}))
+        r = subprocess.run([sys.executable, "-m", "tritondx_harness", "check", "--task", str(task), "--device",
+                            "cpu", "--seeds", "0"], capture_output=True, text=True, env=e, timeout=300,
+                           preexec_fn=lambda: os.setpriority(os.PRIO_PROCESS, 0, 0))
+        replies.append(json.loads(r.stdout))
+    assert replies[0]["ok"] is True, replies[0]
+    assert replies[1]["ok"] is False and "niceness 0" in json.dumps(replies[1]), replies[1]
