@@ -65,7 +65,22 @@ static const tdx_src_node *anchor_of(const tdx_src_node *def, const tdx_src_node
     return n && n->role == TDX_SRC_R_BODY ? n : NULL;
 }
 
+/* A dot whose out_dtype names an integer type (an int8 product): its
+ * operands are integers, and a scaled operand rounded back to one is not
+ * the same product. */
+static int int_product(const tdx_src_module *m, const tdx_src_node *dot)
+{
+    const tdx_src_node *od = tdx_src_call_kwarg(dot, "out_dtype");
+    size_t l;
+    const char *x = od ? tdx_src_text(m, od, &l) : NULL;
+    for (size_t i = 0; x && i + 3 <= l; i++)
+        if (memcmp(x + i, "int", 3) == 0)
+            return 1;
+    return 0;
+}
+
 typedef struct walk {
+    const tdx_src_module *m;
     const tdx_src_node *def;
     tdx_km_scaled_dot *out;
     size_t n, max;
@@ -84,7 +99,7 @@ static int visit(tdx_src_node *e, void *ud)
         const tdx_src_node *dot = side[d], *c = side[1 - d];
         const char *fn = dot && dot->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(dot)) : NULL;
         if (!fn || strcmp(fn, "dot") != 0 || tdx_src_call_nargs(dot) != 2 || tdx_src_call_kwarg(dot, "acc") ||
-            !invariant_scalar(w->def, c, anchor->start, 0))
+            int_product(w->m, dot) || !invariant_scalar(w->def, c, anchor->start, 0))
             continue;
         for (size_t k = 0; k < 2; k++) {
             const tdx_src_node *x = tdx_src_call_arg(dot, k);
@@ -105,8 +120,7 @@ static int visit(tdx_src_node *e, void *ud)
 
 size_t tdx_km_scaled_dots(const tdx_src_module *m, const tdx_src_node *def, tdx_km_scaled_dot *out, size_t max)
 {
-    (void)m;
-    walk w = {def, out, 0, max};
+    walk w = {m, def, out, 0, max};
     if (def && max)
         tdx_src_walk((tdx_src_node *)def, visit, &w);
     return w.n;

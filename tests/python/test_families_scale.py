@@ -89,8 +89,9 @@ def test_scale_bound_to_a_name_before_the_loop(tmp_path):
     kernel(pre="    s2 = scale\n    s2 = s2 * 2\n",
            body=PLAIN + "        acc += tl.dot(a, b) * s2\n"),                      # scale bound twice
     kernel(body=PLAIN + "        acc += tl.dot(tl.trans(b), b) * scale\n"),
+    kernel(body=PLAIN + "        acc += tl.dot(a, b, out_dtype=tl.int32) * scale\n"),   # integer operands
 ], ids=["acc-positional", "acc-keyword", "loop-index", "loop-value", "operand-in-loop", "operand-twice",
-        "scale-twice", "no-invariant-operand"])
+        "scale-twice", "no-invariant-operand", "int-product"])
 def test_hoist_scale_leaves_alone(src, tmp_path):
     task = tmp_path / "k.py"
     task.write_text(src)
