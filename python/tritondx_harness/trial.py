@@ -76,7 +76,7 @@ def _timer(args, go_r, res_w):
         fd = protocol.reply_fd()
         if fd is not None:
             os.close(fd)
-        from . import gpulock, precompile, timing
+        from . import precompile, timing
         targs = _time_args(args)
         pre = None
         if args.baseline and precompile.enabled():
@@ -128,7 +128,6 @@ def _wait_reply(pid, res_r, timeout_s, waits=None):
     (between its "wait" and "got" notes) its limit stands still: the waits
     are bounded by the lock's own limit (gpulock), and so is what they may
     add in all, since the timer child's code could write notes of its own."""
-    from . import gpulock
     data, deadline, timed_out = bytearray(), time.monotonic() + timeout_s, False
     allowance = LOCK_TAKES * gpulock.wait_limit_s() if gpulock.enabled() else 0.0
     waiting_since = None  # the child waits for the lock: its limit stands still
@@ -230,7 +229,6 @@ def run(args):
         os.waitpid(pid, 0)
         raise
     check_s = time.monotonic() - t0
-    from . import gpulock
     reply = dict(reply, verb="trial", check_s=round(check_s, 3), time=None, time_s=None,
                  check_lock_wait_s=round(gpulock.waited_s(), 3), time_lock_wait_s=None)
     if not reply.get("ok"):
