@@ -18,8 +18,9 @@
 #define TARGET_FRACTION 0.85
 /* The reach rule's margin: a best within 2 % of opts.reach_s counts as reaching it. */
 #define REACH_MARGIN 1.02
-/* Follow-ups a round at most: one, and a second when the first won and the
- * best is still short (tdx_loop__follow_up). */
+/* Follow-ups a round at most: one, and a second while the best is still
+ * short -- the search after a finding's that lost, none after a search
+ * that lost (tdx_loop__follow_up). */
 #define FOLLOW_UPS 2
 
 typedef struct tdx_loop__run {

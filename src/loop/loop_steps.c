@@ -88,24 +88,30 @@ static int still_short(const run *r, const tdx_loop_timing *t)
     return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * REACH_MARGIN);
 }
 
-/* One follow-up (tdx_loop__follow_up): 1 when it won and became the
- * round's best, 0 when none was found or it lost. */
-static int follow_up_once(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
-                          tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci, tdx_status *st)
+/* One follow-up (tdx_loop__follow_up): a finding's family on the round's
+ * best, or (none, or search_only) a search on it. 1 when it won and became
+ * the round's best, 0 when it lost, -1 when there was none; *search set
+ * when it was the search. */
+static int follow_up_once(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int search_only,
+                          int *best_i, tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci, int *search,
+                          tdx_status *st)
 {
     tdx_loop_cand next;
     char rule[16] = "";
     const tdx_loop_cand *best = &cands->items[*best_i];
-    tdx_status fs = tdx_loop_builtin_follow_up(r->o->task_path, best, seen, cands->items, cands->len, &next, rule,
-                                               sizeof rule, r->diags);
+    tdx_status fs = search_only ? TDX_ERR_NOTFOUND
+                                : tdx_loop_builtin_follow_up(r->o->task_path, best, seen, cands->items, cands->len,
+                                                             &next, rule, sizeof rule, r->diags);
+    *search = 0;
     if (fs == TDX_ERR_NOTFOUND && still_short(r, best_t)) {
         fs = tdx_loop_builtin_search_on(r->o->task_path, best, cands->items, cands->len, &next, r->diags);
         snprintf(rule, sizeof rule, "search");
+        *search = 1;
     }
     if (fs == TDX_ERR_NOMEM)
         *st = fs;
     if (fs != TDX_OK)
-        return 0;
+        return -1;
     size_t ci = *last_ci + 1;
     *last_ci = ci;
     char path[1200];
@@ -127,7 +133,7 @@ static int follow_up_once(run *r, int round, tdx_loop_cands *cands, const tdx_le
         return 0;
     }
     free(next.source);
-    return 0;
+    return *st ? -1 : 0;
 }
 
 /* A rewrite the round's best opened up: a level-0 finding on the best's
@@ -141,16 +147,23 @@ static int follow_up_once(run *r, int round, tdx_loop_cands *cands, const tdx_le
  * up and the best is still short of the target, a search on the best takes
  * the place (the journal's summary ends "(search)"): retune's next step
  * unless the round timed that source, else autotune unless the round tried
- * it. A follow-up that won while the best is still short is followed by
- * another, FOLLOW_UPS a round at most: a round of one or two candidates
- * reaches the rewrites the next rounds would start from. */
+ * it. While the best is still short another follow-up comes, FOLLOW_UPS a
+ * round at most: after one that won, the next as above; after a finding's
+ * that lost, the search (the finding would only be tried again); after a
+ * search that lost, none. So a round of one or two candidates reaches the
+ * rewrites the next rounds would start from. */
 tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const tdx_ledger *seen, int *best_i,
                             tdx_loop_timing *best_t, size_t *last_ci, size_t *keep_ci)
 {
     tdx_status st = TDX_OK;
-    for (int n = 0; n < FOLLOW_UPS && !st; n++)
-        if (!follow_up_once(r, round, cands, seen, best_i, best_t, last_ci, keep_ci, &st) || !still_short(r, best_t))
+    int search_only = 0;
+    for (int n = 0; n < FOLLOW_UPS && !st; n++) {
+        int search = 0;
+        int won = follow_up_once(r, round, cands, seen, search_only, best_i, best_t, last_ci, keep_ci, &search, &st);
+        if (won < 0 || (won == 0 && search) || !still_short(r, best_t))
             break;
+        search_only = won == 0;
+    }
     return st;
 }
 

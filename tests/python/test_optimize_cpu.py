@@ -390,3 +390,25 @@ def test_a_follow_up_takes_a_finding_the_round_had_no_slot_for(tmp_path):
     assert hoist["summary"].endswith("(TDX026)"), hoist["summary"]
     assert kept and kept[-1]["family"] == "peel-masks+exp2+hoist-scale" and kept[-1]["index"] == 4, kept
     assert "_tdx_s0 = (q * sm_scale).to(q.dtype)" in (tmp_path / "attention_fp16.opt.py").read_text()
+
+
+def test_a_search_follows_a_finding_that_lost(tmp_path):
+    """The same round with a timer under which hoist-scale is slower: the best is still short,
+    so the second follow-up is the search on the stack (retune's first step), not the finding
+    again; it is not faster either, and the stack stays."""
+    timer = tmp_path / "attn_timer.py"
+    timer.write_text(STACK_TIMER.replace(
+        't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
+        '    return t * (0.9 if "tl.exp2" in src else 1.0)',
+        't = 1e-3 * (0.9 if "tl.exp2" in src else 1.0) * (0.9 if "_tdx_full" in src else 1.0)\n'
+        '    return t * (1.2 if "_tdx_s0" in src else 1.0)'))
+    assert "1.2 if" in timer.read_text()
+    timer.chmod(0o755)
+    task = tmp_path / "attention_fp16.py"
+    shutil.copy(ROOT / "bench" / "tasks" / "attention_fp16.py", task)
+    cands, kept = one_round(task, timer)
+    assert [(c["family"], c["verdict"]) for c in cands[2:]] == [
+        ("peel-masks+exp2", "faster"), ("peel-masks+exp2+hoist-scale", "slower"),
+        ("peel-masks+exp2+retune", "slower")], cands
+    assert cands[4]["summary"].endswith("(search)") and cands[4]["against"] == 3, cands[4]
+    assert kept and kept[-1]["family"] == "peel-masks+exp2" and kept[-1]["index"] == 3, kept
