@@ -129,13 +129,6 @@ static const tdx_src_node *plus_arange(const tdx_src_module *m, const tdx_src_no
     return NULL;
 }
 
-static int same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_src_node *b)
-{
-    size_t al, bl;
-    const char *at = tdx_src_text(m, a, &al), *bt = tdx_src_text(m, b, &bl);
-    return al == bl && memcmp(at, bt, al) == 0;
-}
-
 /* n is the name `name`, bare or indexed with None and `:` only. */
 static int name_ref(const tdx_src_node *n, const char *name)
 {
@@ -203,7 +196,7 @@ static const tdx_src_node *rows_start(const ctx *c, const tdx_src_node *n)
 static int add_bound(const ctx *c, const tdx_src_node **b, size_t *nb, const tdx_src_node *x)
 {
     for (size_t i = 0; i < *nb; i++)
-        if (same_text(c->m, b[i], x))
+        if (tdx_src_same_text(c->m, b[i], x))
             return 1;
     if (*nb >= TDX_KM_PEEL_MAX_BOUNDS)
         return 0;
@@ -313,7 +306,7 @@ static int match_loop(const tdx_src_module *m, const tdx_src_node *def, const td
         if (s->kind != TDX_SRC_ASSIGN || tdx_src_count(s, TDX_SRC_R_TARGET) != 1 || !tdx_src_is_name(tg, NULL))
             continue;
         const tdx_src_node *a = plus_arange(m, tdx_src_kid(s, TDX_SRC_R_VALUE), &size);
-        if (a && tdx_src_is_name(a, var->name) && same_text(m, size, p->step) && tdx_src_count_bindings(def, tg->name) == 1)
+        if (a && tdx_src_is_name(a, var->name) && tdx_src_same_text(m, size, p->step) && tdx_src_count_bindings(def, tg->name) == 1)
             c.offs[c.noffs++] = tg->name;
     }
     if (!c.noffs)

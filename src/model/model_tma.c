@@ -152,19 +152,12 @@ static int flatten(const tdx_src_node *e, int op, const tdx_src_node **out, size
     return 1;
 }
 
-static int same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_src_node *b)
-{
-    size_t al, bl;
-    const char *at = tdx_src_text(m, a, &al), *bt = tdx_src_text(m, b, &bl);
-    return al == bl && memcmp(at, bt, al) == 0;
-}
-
 static int same_axis(const tdx_src_module *m, const tdx_km_tma_axis *a, const tdx_km_tma_axis *b)
 {
-    if (a->nterm != b->nterm || !same_text(m, a->size, b->size))
+    if (a->nterm != b->nterm || !tdx_src_same_text(m, a->size, b->size))
         return 0;
     for (size_t i = 0; i < a->nterm; i++)
-        if (!same_text(m, a->term[i], b->term[i]))
+        if (!tdx_src_same_text(m, a->term[i], b->term[i]))
             return 0;
     return 1;
 }

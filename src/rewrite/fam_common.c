@@ -162,6 +162,12 @@ int fam_self_tuned(const tdx_src_node *kdef)
     return 0;
 }
 
+int fam_atom(const tdx_src_node *n)
+{
+    return n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_CALL ||
+           n->kind == TDX_SRC_ATTRIBUTE || n->kind == TDX_SRC_SUBSCRIPT;
+}
+
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n)
 {
     for (tdx_src_node *p = n->parent; p; p = p->parent)

@@ -53,6 +53,9 @@ long long fam_widest_arange(fam_task *t, tdx_src_node *def);
 int fam_rows_for(long long width, long long elems);
 /* The programs of a launch's grid at the bench shape, or -1. */
 long long fam_bench_grid(fam_task *t, const tdx_src_node *launch);
+/* Non-zero when n needs no parentheses as an operand of * or +: a name,
+ * a number, a call, an attribute or a subscript. */
+int fam_atom(const tdx_src_node *n);
 /* The FUNCDEF enclosing n, or NULL. */
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n);
 /* The offset where the line holding offset off starts. */

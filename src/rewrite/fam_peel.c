@@ -24,18 +24,12 @@
 
 enum { MAX_PEEL = 8, MAX_LOCAL = 3 * TDX_KM_PEEL_MAX_SITES + 1 };
 
-static int simple(const tdx_src_node *n)
-{
-    return n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_CALL ||
-           n->kind == TDX_SRC_ATTRIBUTE || n->kind == TDX_SRC_SUBSCRIPT;
-}
-
 /* The text of n, in parentheses unless it is a name or a number. */
 static char *operand(fam_task *t, const tdx_src_node *n)
 {
     size_t l;
     const char *s = tdx_src_text(t->m, n, &l);
-    return tdx_arena_printf(&t->arena, simple(n) ? "%.*s" : "(%.*s)", (int)l, s);
+    return tdx_arena_printf(&t->arena, fam_atom(n) ? "%.*s" : "(%.*s)", (int)l, s);
 }
 
 static char *fresh_name(fam_task *t, const tdx_src_node *def, int *next)

@@ -22,13 +22,6 @@
 
 enum { MAX_SITES = 16 };
 
-static int same_text(const fam_task *t, const tdx_src_node *a, const tdx_src_node *b)
-{
-    size_t al, bl;
-    const char *at = tdx_src_text(t->m, a, &al), *bt = tdx_src_text(t->m, b, &bl);
-    return al == bl && memcmp(at, bt, al) == 0;
-}
-
 tdx_status fam_hoist_scale(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -44,7 +37,8 @@ tdx_status fam_hoist_scale(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         for (size_t i = 0; i < n && !bad; i++) {
             group[i] = -1;
             for (size_t j = 0; j < i && group[i] < 0; j++)
-                if (same_text(t, s[i].operand, s[j].operand) && same_text(t, s[i].scale, s[j].scale))
+                if (tdx_src_same_text(t->m, s[i].operand, s[j].operand) &&
+                    tdx_src_same_text(t->m, s[i].scale, s[j].scale))
                     group[i] = group[j];
             if (group[i] < 0) {
                 group[i] = ngroup++;
@@ -59,7 +53,7 @@ tdx_status fam_hoist_scale(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 const tdx_src_node *a = s[i].anchor;
                 size_t ls = fam_line_start(t, a->start), cl;
                 const char *c = tdx_src_text(t->m, s[i].scale, &cl);
-                int atom = s[i].scale->kind == TDX_SRC_NAME || s[i].scale->kind == TDX_SRC_NUMBER;
+                int atom = fam_atom(s[i].scale);
                 fam_edit(t, &e, ls, ls,
                          tdx_arena_printf(&t->arena, "%.*s%s = (%s * %s%.*s%s).to(%s.dtype)\n", (int)(a->start - ls),
                                           t->src + ls, var, s[i].operand->name, atom ? "" : "(", (int)cl, c,

@@ -58,12 +58,6 @@ static const char helper_text[] =
     "        return None\n"
     "    return TensorDescriptor(x, [(span - 1 - last) // lead + 1] + shape, [lead] + strides, [1] + block), flip\n";
 
-static int atom(const tdx_src_node *n)
-{
-    return n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_CALL ||
-           n->kind == TDX_SRC_ATTRIBUTE || n->kind == TDX_SRC_SUBSCRIPT;
-}
-
 /* The offset of an axis as kernel text: its terms added, or 0. */
 static char *offset_text(fam_task *t, const tdx_km_tma_axis *a)
 {
@@ -71,7 +65,7 @@ static char *offset_text(fam_task *t, const tdx_km_tma_axis *a)
     for (size_t i = 0; i < a->nterm && s; i++) {
         size_t l;
         const char *x = tdx_src_text(t->m, a->term[i], &l);
-        s = tdx_arena_printf(&t->arena, atom(a->term[i]) ? "%s%s%.*s" : "%s%s(%.*s)", s, i ? " + " : "", (int)l, x);
+        s = tdx_arena_printf(&t->arena, fam_atom(a->term[i]) ? "%s%s%.*s" : "%s%s(%.*s)", s, i ? " + " : "", (int)l, x);
     }
     return s;
 }
@@ -96,7 +90,7 @@ static char *host_text(fam_task *t, const tdx_src_node *L, const tdx_src_node *d
     if (!a || a->kind == TDX_SRC_STARRED)
         return NULL;
     x = tdx_src_text(t->m, a, &l);
-    return tdx_arena_printf(&t->arena, atom(a) ? "%.*s" : "(%.*s)", (int)l, x);
+    return tdx_arena_printf(&t->arena, fam_atom(a) ? "%.*s" : "(%.*s)", (int)l, x);
 }
 
 /* The keyword that names an axis's block size in the descriptor call: the
@@ -121,8 +115,10 @@ static char *descriptor_line(fam_task *t, const tdx_src_node *L, const tdx_src_n
         if (!v[i])
             return NULL;
     const char *k0 = block_key(&o->axis[0], 0), *k1 = block_key(&o->axis[1], 1);
+    /* one constexpr for both sides, or one named like the helper's own
+     * _tdx_lead: the keywords would collide */
     if (strcmp(k0, k1) == 0 || strncmp(k0, "_tdx", 4) == 0 || strncmp(k1, "_tdx", 4) == 0)
-        return NULL; /* one constexpr for both sides: the keywords would repeat */
+        return NULL;
     char *lead = "";
     if (o->lead_stride) {
         const char *ls = host_text(t, L, def, o->lead_stride);
@@ -183,28 +179,23 @@ static char *kernel_copy(fam_task *t, const tdx_src_node *def, const tdx_km_tma 
             size_t i = 2 * s + (size_t)k;
             e[n].start = o->load->start - base;
             e[n].end = o->load->end - base;
+            /* a moved base: the 3-D box at [I, R, C], reshaped to the tile */
+            char *lead = "", *rs = "", *rs_t = "";
             if (o->lead_index) {
-                /* the 3-D box at [I, R, C], reshaped to the tile */
                 size_t il, z0l, z1l;
                 const char *it = tdx_src_text(t->m, o->lead_index, &il);
                 const char *z0 = tdx_src_text(t->m, o->axis[0].size, &z0l);
                 const char *z1 = tdx_src_text(t->m, o->axis[1].size, &z1l);
-                char *lead = tdx_arena_printf(&t->arena, atom(o->lead_index) ? "%.*s" : "(%.*s)", (int)il, it);
-                e[n++].text = r && c && lead
-                                  ? tdx_arena_printf(&t->arena,
-                                                     "(_tdx_desc%zu.load([%s, %s, %s]).reshape([%.*s, %.*s]).T "
-                                                     "if _TDX_T%zu else _tdx_desc%zu.load([%s, %s, %s])"
-                                                     ".reshape([%.*s, %.*s]))",
-                                                     i, lead, c, r, (int)z1l, z1, (int)z0l, z0, i, i, lead, r, c,
-                                                     (int)z0l, z0, (int)z1l, z1)
-                                  : NULL;
-            } else {
-                e[n++].text = r && c ? tdx_arena_printf(&t->arena,
-                                                        "(_tdx_desc%zu.load([%s, %s]).T if _TDX_T%zu else "
-                                                        "_tdx_desc%zu.load([%s, %s]))",
-                                                        i, c, r, i, i, r, c)
-                                     : NULL;
+                lead = tdx_arena_printf(&t->arena, fam_atom(o->lead_index) ? "%.*s, " : "(%.*s), ", (int)il, it);
+                rs = tdx_arena_printf(&t->arena, ".reshape([%.*s, %.*s])", (int)z0l, z0, (int)z1l, z1);
+                rs_t = tdx_arena_printf(&t->arena, ".reshape([%.*s, %.*s])", (int)z1l, z1, (int)z0l, z0);
             }
+            e[n++].text = r && c && lead && rs && rs_t
+                              ? tdx_arena_printf(&t->arena,
+                                                 "(_tdx_desc%zu.load([%s%s, %s])%s.T if _TDX_T%zu else "
+                                                 "_tdx_desc%zu.load([%s%s, %s])%s)",
+                                                 i, lead, c, r, rs_t, i, i, lead, r, c, rs)
+                              : NULL;
             if (!e[n - 1].text)
                 return NULL;
         }

@@ -543,25 +543,18 @@ static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 
 /* Non-zero when e is `x[:, None]` or `x[None, :]` (a vector broadcast
  * along the other axis). */
-static int expanded_vector(const fam_task *t, const tdx_src_node *e)
+static int expanded_vector(const tdx_src_node *e)
 {
     const tdx_src_node *ix = e && e->kind == TDX_SRC_SUBSCRIPT ? tdx_src_kid(e, TDX_SRC_R_INDEX) : NULL;
     if (!ix || ix->kind != TDX_SRC_TUPLE || ix->nkids != 2)
         return 0;
-    for (int i = 0; i < 2; i++)
-        if (ix->kids[i]->kind == TDX_SRC_SLICE && ix->kids[i]->nkids == 0) {
-            size_t l;
-            const char *x = tdx_src_text(t->m, ix->kids[1 - i], &l);
-            if (l == 4 && memcmp(x, "None", 4) == 0)
-                return 1;
-        }
+    for (int i = 0; i < 2; i++) {
+        const tdx_src_node *other = ix->kids[1 - i];
+        if (ix->kids[i]->kind == TDX_SRC_SLICE && ix->kids[i]->nkids == 0 && other->kind == TDX_SRC_CONST &&
+            other->name && strcmp(other->name, "None") == 0)
+            return 1;
+    }
     return 0;
-}
-
-static int atom_node(const tdx_src_node *n)
-{
-    return n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_CALL ||
-           n->kind == TDX_SRC_ATTRIBUTE || n->kind == TDX_SRC_SUBSCRIPT;
 }
 
 /* exp2: tl.exp(x) as tl.exp2(x * log2(e)), the form the hardware's ex2
@@ -586,8 +579,8 @@ static tdx_status fam_exp2(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 continue;
             fam_edit(t, &e, fn->start, fn->end, "tl.exp2");
             tdx_src_node *a = tdx_src_kid(arg, TDX_SRC_R_LEFT), *b = tdx_src_kid(arg, TDX_SRC_R_RIGHT);
-            if (arg->kind == TDX_SRC_BINOP && arg->op == TDX_OP_MINUS && a && b && expanded_vector(t, b)) {
-                if (!atom_node(a)) {
+            if (arg->kind == TDX_SRC_BINOP && arg->op == TDX_OP_MINUS && a && b && expanded_vector(b)) {
+                if (!fam_atom(a)) {
                     fam_edit(t, &e, a->start, a->start, "(");
                     fam_edit(t, &e, a->end, a->end, ")");
                 }

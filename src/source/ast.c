@@ -61,6 +61,13 @@ const char *tdx_src_text(const tdx_src_module *m, const tdx_src_node *n, size_t 
     return m->src + n->start;
 }
 
+int tdx_src_same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_src_node *b)
+{
+    size_t al, bl;
+    const char *at = tdx_src_text(m, a, &al), *bt = tdx_src_text(m, b, &bl);
+    return al == bl && memcmp(at, bt, al) == 0;
+}
+
 // The source text of a node, copied with a NUL.
 char *tdx_src_text_dup(const tdx_src_module *m, const tdx_src_node *n, tdx_arena *arena)
 {

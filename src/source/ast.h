@@ -205,6 +205,8 @@ int tdx_src_walk(tdx_src_node *n, tdx_src_visit_fn fn, void *ud);
 const char *tdx_src_text(const tdx_src_module *m, const tdx_src_node *n, size_t *len);
 /* The same, copied into arena with a NUL; NULL when out of memory. */
 char *tdx_src_text_dup(const tdx_src_module *m, const tdx_src_node *n, tdx_arena *arena);
+/* Non-zero when a and b are written with the same bytes. */
+int tdx_src_same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_src_node *b);
 
 /* "tl.load" for a NAME/ATTRIBUTE chain tl.load; NULL for anything else
  * (calls, subscripts in the chain) or when out of memory. */

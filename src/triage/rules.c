@@ -467,17 +467,23 @@ static void multi_pass_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
 }
 
-/* TDX006: tl.dot forced to IEEE fp32 (no tensor cores), unless an operand
- * is visibly cast to a 16-bit type (then the flag does nothing). */
+/* Non-zero for a tl.dot forced to IEEE fp32 (input_precision="ieee" or
+ * allow_tf32=False) whose operands are not visibly cast to a 16-bit type
+ * (then the flag does nothing): an FMA dot, from registers. */
+static int fma_dot(const tdx_km_op *op)
+{
+    int ieee = op->input_precision && strcmp(op->input_precision, "ieee") == 0;
+    return op->kind == TDX_KM_OP_DOT && !op->operands_half && (ieee || op->allow_tf32 == 0);
+}
+
+/* TDX006: tl.dot forced to IEEE fp32 (no tensor cores), fma_dot. */
 static void ieee_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     for (size_t i = 0; i < k->ops.len; i++) {
         const tdx_km_op *op = k->ops.items[i];
-        if (op->kind != TDX_KM_OP_DOT || op->operands_half)
+        if (!fma_dot(op))
             continue;
         int ieee = op->input_precision && strcmp(op->input_precision, "ieee") == 0;
-        if (!ieee && op->allow_tf32 != 0)
-            continue;
         tdx_finding *f = tdx_tri_add(t, "TDX006", op->call, 0, 0, k->name, 0.7,
                                      "tl.dot with %s runs fp32 operands without tensor cores",
                                      ieee ? "input_precision=\"ieee\"" : "allow_tf32=False");
@@ -595,8 +601,8 @@ static int one_stage(const tdx_tri *t, const tdx_km_launch *l, const tdx_src_nod
 
 /* TDX013: a loop with a tl.dot that cannot be pipelined because its stage
  * count is 1: on the loop (tl.range), at a launch, or in every autotune
- * config. Not for an IEEE fp32 dot: it runs on the FMA units from
- * registers, and staging its operands through shared memory cost the
+ * config. Not for an IEEE fp32 dot (fma_dot): it runs on the FMA units
+ * from registers, and staging its operands through shared memory cost the
  * suite's convolutions 12-15 % on the H200 (dot-accumulate launches them
  * with num_stages=1 for that; bench/RESULTS.md, eleventh session). */
 static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
@@ -604,8 +610,7 @@ static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
     const tdx_km_op *dot = NULL;
     for (size_t i = 0; i < k->ops.len && !dot; i++) {
         const tdx_km_op *op = k->ops.items[i];
-        int fma = op->input_precision && strcmp(op->input_precision, "ieee") == 0 && !op->operands_half;
-        if (op->kind == TDX_KM_OP_DOT && op->loop && !fma)
+        if (op->kind == TDX_KM_OP_DOT && op->loop && !fma_dot(op))
             dot = op;
     }
     if (!dot)

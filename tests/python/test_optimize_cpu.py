@@ -366,22 +366,28 @@ def test_a_follow_up_prefers_the_rewrite_a_finding_names_over_a_search(tmp_path)
     assert kept and kept[-1]["family"] == follow["family"]
 
 
-def test_a_follow_up_takes_a_finding_the_round_had_no_slot_for(tmp_path):
-    """The attention's diagnosis names three families: peel-masks (TDX022), exp2 (TDX014) and
-    hoist-scale (TDX026, the least confident). A round of two candidates tries the first two;
-    both win and stack. No finding on the stack is new, but TDX026 was never tried: the
-    follow-up is hoist-scale on the stack (before any search), kept when faster."""
+def attention_round(tmp_path, hoist):
+    """One round on the bench attention under a timer where exp2 and peel-masks (its
+    `_tdx_full`) each take 10 % off, and hoist-scale (its `_tdx_s0`) multiplies by hoist."""
     timer = tmp_path / "attn_timer.py"
     timer.write_text(STACK_TIMER.replace(
         't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
         '    return t * (0.9 if "tl.exp2" in src else 1.0)',
         't = 1e-3 * (0.9 if "tl.exp2" in src else 1.0) * (0.9 if "_tdx_full" in src else 1.0)\n'
-        '    return t * (0.9 if "_tdx_s0" in src else 1.0)'))
-    assert "_tdx_s0" in timer.read_text()
+        f'    return t * ({hoist} if "_tdx_s0" in src else 1.0)'))
+    assert f"{hoist} if" in timer.read_text()
     timer.chmod(0o755)
     task = tmp_path / "attention_fp16.py"
     shutil.copy(ROOT / "bench" / "tasks" / "attention_fp16.py", task)
-    cands, kept = one_round(task, timer)
+    return one_round(task, timer)
+
+
+def test_a_follow_up_takes_a_finding_the_round_had_no_slot_for(tmp_path):
+    """The attention's diagnosis names three families: peel-masks (TDX022), exp2 (TDX014) and
+    hoist-scale (TDX026, the least confident). A round of two candidates tries the first two;
+    both win and stack. No finding on the stack is new, but TDX026 was never tried: the
+    follow-up is hoist-scale on the stack (before any search), kept when faster."""
+    cands, kept = attention_round(tmp_path, hoist=0.9)
     fams = [c["family"] for c in cands]
     assert fams[:3] == ["peel-masks", "exp2", "peel-masks+exp2"], cands
     hoist = cands[3]
@@ -396,17 +402,7 @@ def test_a_search_follows_a_finding_that_lost(tmp_path):
     """The same round with a timer under which hoist-scale is slower: the best is still short,
     so the second follow-up is the search on the stack (retune's first step), not the finding
     again; it is not faster either, and the stack stays."""
-    timer = tmp_path / "attn_timer.py"
-    timer.write_text(STACK_TIMER.replace(
-        't = 1e-3 * src.count("tl.load(")          # every load site costs\n'
-        '    return t * (0.9 if "tl.exp2" in src else 1.0)',
-        't = 1e-3 * (0.9 if "tl.exp2" in src else 1.0) * (0.9 if "_tdx_full" in src else 1.0)\n'
-        '    return t * (1.2 if "_tdx_s0" in src else 1.0)'))
-    assert "1.2 if" in timer.read_text()
-    timer.chmod(0o755)
-    task = tmp_path / "attention_fp16.py"
-    shutil.copy(ROOT / "bench" / "tasks" / "attention_fp16.py", task)
-    cands, kept = one_round(task, timer)
+    cands, kept = attention_round(tmp_path, hoist=1.2)
     assert [(c["family"], c["verdict"]) for c in cands[2:]] == [
         ("peel-masks+exp2", "faster"), ("peel-masks+exp2+hoist-scale", "slower"),
         ("peel-masks+exp2+retune", "slower")], cands
