@@ -303,6 +303,24 @@ static long long reduce_tile_per_thread(fam_task *t, const tdx_src_node *def, co
     return worst;
 }
 
+/* Whether block parameter `name` of kernel def sizes the contiguous axis (the
+ * last, coefficient 1) of one of its global loads: the axis whose width sets
+ * how many bytes of a 128-byte line each row of a tile reads. */
+static int sizes_contiguous_load(fam_task *t, const tdx_src_node *def, const char *name)
+{
+    const tdx_km_file *f = fam_model(t);
+    for (size_t i = 0; f && i < f->kernels.len; i++) {
+        const tdx_km_kernel *k = f->kernels.items[i];
+        for (size_t j = 0; k->def == def && j < k->accesses.len; j++) {
+            const tdx_km_access *a = k->accesses.items[j];
+            if (a->kind == TDX_KM_LOAD && a->addr.rank >= 2 && a->addr.axis[0].mult == TDX_KM_MULT_UNIT &&
+                tdx_src_is_name(a->addr.axis[0].size, name))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -427,6 +445,21 @@ static tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             cur = 4;
             wv = NULL;
         }
+        /* a 2-D tile's contiguous side first: its width is what each row
+         * reads of a 128-byte line (on the H200 col_mean's BLOCK_N 64 -> 128
+         * took the kept kernel from 0.163 to 0.131 ms, while col_max's
+         * BLOCK_M 32 -> 128 came first and lost, bench/RESULTS.md
+         * seventeenth session); only while the grid at the bench shape
+         * keeps two waves of programs after the first candidate's 4x (the
+         * columns of col_argmax, with no split, would drop to 128 programs) */
+        long long progs = nb > 1 ? fam_bench_grid(t, L) : -1;
+        for (size_t i = 1; kd && progs >= 4 * 2 * 132 && i < nb; i++)
+            if (sizes_contiguous_load(t, kd, b[i].name) && !sizes_contiguous_load(t, kd, b[0].name)) {
+                blockarg tmp = b[0];
+                b[0] = b[i];
+                b[i] = tmp;
+                break;
+            }
         for (size_t i = 0; i < nb && !st; i++) {
             static const int mult[] = {4, 16, 2};
             for (size_t m = 0; m < sizeof mult / sizeof mult[0] && !st; m++) {

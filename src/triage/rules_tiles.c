@@ -516,30 +516,68 @@ void tdx_tri_tma_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
 }
 
+/* Whether scaling site s's operand would move it from shared memory to
+ * registers: on sm_90 a tl.dot of 64 rows or more is a wgmma, which reads its
+ * first operand (A) from shared memory when it comes from a load, and from
+ * registers when an elementwise op computes it. On the H200 the hoisted
+ * q * sm_scale of the suite's attentions took the wgmma's register form, 128
+ * -> 132 registers a thread at 8 warps (two blocks an SM -> one), and ran 7 %
+ * and 33 % slower (bench/RESULTS.md, seventeenth session). The second operand
+ * (B) always goes through shared memory: scaled once, it is stored there
+ * once. Rows or warps unknown count as a wgmma. */
+static int hoist_takes_registers(const tdx_tri *t, const tdx_km_kernel *k, const tdx_km_scaled_dot *s)
+{
+    if (s->operand != tdx_src_call_arg(s->dot, 0))
+        return 0;
+    /* wgmma needs warps in groups of 4 (AccelerateMatmul.cpp): with 2 at
+     * every launch the dot is an mma.sync, its operands in registers anyway */
+    int mma_v2 = k->launches.len > 0;
+    for (size_t i = 0; i < k->launches.len && mma_v2; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        long long w;
+        const tdx_src_node *nw = l->num_warps;
+        int known = nw && (nw->kind == TDX_SRC_NUMBER ? tdx_src_int_value(t->file->mod, nw, &w) == TDX_OK
+                                                      : tdx_km_bench_int(t->file, l, nw, &w));
+        mma_v2 = known && w > 0 && w % 4 != 0;
+    }
+    if (mma_v2)
+        return 0;
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        long long m;
+        if (op->kind == TDX_KM_OP_DOT && op->call == s->dot)
+            return !(bench_value(t, k, op->dim_m, &m) && m > 0 && m < 64);
+    }
+    return 1;
+}
+
 /* TDX026: a loop-invariant scale of a tl.dot result inside a loop
- * (tdx_km_scaled_dots, the products the hoist-scale family rewrites); one
- * finding per kernel, at its first such product. Less confident than exp2
- * (TDX014, 0.4): in the attention's key loop tl.exp's range reduction costs
- * an FSETP and two FMULs a score (exp2 takes 502 SASS instructions to 370),
- * the scale one FMUL (hoist-scale: 370 to 349), so a round of two candidates
- * tries exp2 first. */
+ * (tdx_km_scaled_dots, the products the hoist-scale family rewrites) whose
+ * operand stays where the MMA reads it (hoist_takes_registers); one finding
+ * per kernel, at its first such product. Less confident than exp2 (TDX014,
+ * 0.4): in the attention's key loop tl.exp's range reduction costs an FSETP
+ * and two FMULs a score (exp2 takes 502 SASS instructions to 370), the scale
+ * one FMUL (hoist-scale: 370 to 349), so a round of two candidates tries exp2
+ * first. */
 void tdx_tri_scaled_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     tdx_km_scaled_dot s[4];
-    size_t n = tdx_km_scaled_dots(t->file->mod, k->def, s, 4);
-    if (!n)
+    size_t n = tdx_km_scaled_dots(t->file->mod, k->def, s, 4), at = 0;
+    while (at < n && hoist_takes_registers(t, k, &s[at]))
+        at++;
+    if (at == n)
         return;
     size_t cl;
-    const char *c = tdx_src_text(t->file->mod, s[0].scale, &cl);
-    tdx_finding *f = tdx_tri_add(t, "TDX026", s[0].product, 0, 0, k->name, 0.35,
+    const char *c = tdx_src_text(t->file->mod, s[at].scale, &cl);
+    tdx_finding *f = tdx_tri_add(t, "TDX026", s[at].product, 0, 0, k->name, 0.35,
                                  "the loop multiplies tl.dot's whole result by %.*s each iteration; scaling "
                                  "'%s' once before the loop gives the same product",
-                                 (int)(cl > 60 ? 60 : cl), c, s[0].operand->name);
+                                 (int)(cl > 60 ? 60 : cl), c, s[at].operand->name);
     if (!f)
         return;
     tdx_finding_set_hypothesis(t->ledger, f,
                                "one FMUL per element of every iteration's dot result, beside the softmax's "
                                "own arithmetic; on the operand it is one multiply per element of a tile, once");
-    tdx_finding_fact(t->ledger, f, "operand", "%s", s[0].operand->name);
+    tdx_finding_fact(t->ledger, f, "operand", "%s", s[at].operand->name);
     tdx_finding_fact(t->ledger, f, "products", "%zu", n);
 }

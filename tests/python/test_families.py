@@ -206,6 +206,28 @@ def test_retune_grows_the_warps_with_the_block_when_the_launch_sets_them(tmp_pat
         "BLOCK 256 -> 1024", "BLOCK 256 -> 4096, num_warps 8", "BLOCK 256 -> 512"], r.stdout
 
 
+def test_retune_widens_the_contiguous_side_first_while_the_grid_keeps_two_waves(tmp_path):
+    """A 2-D tile read along its last axis (columns, contiguous) widens that
+    side first: col_max after split-reduction has 4096 programs at the bench
+    shape, so BLOCK_N 32 -> 128 comes before BLOCK_M, and the candidate still
+    passes the check. col_argmax's unsplit grid (512 programs) would drop
+    under a wave at 4x the columns: its rows come first, as before."""
+    tasks = ROOT / "bench" / "tasks"
+    split = rewrite("split-reduction", tasks / "col_max_fp16.py", tmp_path / "a")[0]
+    r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "b"), split],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    first = [line.split("\t") for line in r.stdout.splitlines()[:3]]
+    assert [f[1].split(": ")[1] for f in first] == [
+        "BLOCK_N 32 -> 128", "BLOCK_N 32 -> 64", "BLOCK_M 32 -> 128"], r.stdout
+    assert "BLOCK_M=32, BLOCK_N=128" in Path(first[0][0]).read_text()
+    res = check_task(str(tasks / "col_max_fp16.py"), device="cpu", seeds=(0,), candidate=first[0][0])
+    assert res["ok"], res.get("error")
+    r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "c"),
+                        str(tasks / "col_argmax.py")], capture_output=True, text=True, timeout=60)
+    assert r.stdout.splitlines()[0].split("\t")[1].endswith("BLOCK_M 64 -> 256"), r.stdout
+
+
 @pytest.mark.parametrize("task", ["conv1d.py", "conv2d.py"])
 def test_dot_accumulate_takes_block_outputs_input_channels_through_tl_dot(task, tmp_path):
     """block-outputs leaves conv1d / conv2d adding the outer product of an
