@@ -48,6 +48,9 @@ static const struct {
     {"hoist-scale", "multiply the loop-invariant tl.dot operand by the scale once before the loop "
                     "((q * sm_scale).to(q.dtype)) instead of multiplying every element of each iteration's "
                     "tl.dot result"},
+    {"row-grid", "run a flat kernel that finds each element's row as offs // D on a 2-D grid of (row, block "
+                 "of the row): the row's values (per-channel mean, weight, ...) loaded once a program as "
+                 "scalars, the lanes past the row's end masked"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},
     {"coalesce", "re-tile so consecutive threads touch consecutive addresses on the contiguous axis"},
     {"exp2", "use exp2 with a folded log2(e) scale instead of exp (x * log2(e) - m[:, None] * log2(e): one "

@@ -498,4 +498,28 @@ typedef struct tdx_km_scaled_dot {
  * returns how many there are. */
 size_t tdx_km_scaled_dots(const tdx_src_module *m, const tdx_src_node *def, tdx_km_scaled_dot *out, size_t max);
 
+/* ---- per-row values gathered through a divided flat offset (model_rowgrid.c) ---- */
+enum { TDX_KM_ROW_LOADS = 16 };
+/* A kernel of one flat 1-D grid axis whose elements find their row by
+ * dividing their offset by a runtime extent and gather their row's values:
+ *     OFFS = tl.program_id(0) * B + tl.arange(0, B)
+ *     ROW = (OFFS // D) % C          (OFFS // D once, with literals and
+ *                                     parameters by + - * // %)
+ *     v = tl.load(P + ROW, ...)      (ROW used only so)
+ * with tl.program_id read only there. Nodes are def's. */
+typedef struct tdx_km_row_gather {
+    const tdx_src_node *offs_stmt; /* OFFS = ... */
+    const char *offs;
+    const tdx_src_node *block;     /* the arange's B */
+    const tdx_src_node *row_stmt;  /* ROW = ... */
+    const char *row;
+    const tdx_src_node *div;       /* the BINOP OFFS // D */
+    const char *extent;            /* D, a parameter */
+    const tdx_src_node *loads[TDX_KM_ROW_LOADS]; /* the tl.load calls of P + ROW */
+    size_t nloads;
+} tdx_km_row_gather;
+
+/* 1 with *g filled when kernel def has that shape, else 0. */
+int tdx_km_row_gather_of(const tdx_src_module *m, const tdx_src_node *def, tdx_km_row_gather *g);
+
 #endif

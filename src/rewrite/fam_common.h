@@ -198,4 +198,10 @@ int fam_passes_descriptors(const tdx_src_node *L);
  * once to the dot's loop-invariant operand before the loop. */
 tdx_status fam_hoist_scale(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
+/* ---- row-grid (fam_rowgrid.c) ---- */
+/* A flat kernel whose elements divide their offset to find their row and
+ * gather per-row values (tdx_km_row_gather_of) on a 2-D grid of rows and
+ * blocks of a row, the per-row values loaded once a program. */
+tdx_status fam_row_grid(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 #endif

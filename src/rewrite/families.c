@@ -792,6 +792,7 @@ static const tdx_rw_family families[] = {
     {"dot-accumulate", "a loop over a reduction index adding the outer product of an [R, 1] column and a 1-D row, both loaded with the index, into an fp32 R x BLOCK accumulator", fam_dot_accumulate},
     {"tensor-descriptors", "a tl.dot loop whose operands are loaded as P + R[:, None] * S0 + C[None, :] * S1 under the mask R[:, None] < B0 & C[None, :] < B1, R and C offsets plus tl.arange", fam_tensor_descriptors},
     {"hoist-scale", "tl.dot(X, Y) * c in a loop, c loop-invariant and X (or Y) a name bound once before the loop", fam_hoist_scale},
+    {"row-grid", "a flat 1-D kernel whose elements find their row as (offs // D) and load per-row values P + row with it", fam_row_grid},
     {"autotune", "a kernel launch with block-size constexprs whose grid reads them only as literals or names", fam_autotune},
 };
 

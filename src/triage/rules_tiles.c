@@ -581,3 +581,31 @@ void tdx_tri_scaled_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
     tdx_finding_fact(t->ledger, f, "operand", "%s", s[at].operand->name);
     tdx_finding_fact(t->ledger, f, "products", "%zu", n);
 }
+
+/* TDX027: a flat kernel that finds each element's row by a division and
+ * gathers the row's values (tdx_km_row_gather_of, the shape row-grid
+ * rewrites); quiet when the bench shape's rows are shorter than the block
+ * (a 2-D grid would idle most lanes). */
+void tdx_tri_row_division_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_row_gather g;
+    if (!tdx_km_row_gather_of(t->file->mod, k->def, &g))
+        return;
+    long long d, b;
+    if (tdx_km_param_bench_int(t->file, k, g.extent, &d) && bench_value(t, k, g.block, &b) && d > 0 && d < b)
+        return;
+    size_t dl;
+    const char *dt = tdx_src_text(t->file->mod, g.div, &dl);
+    tdx_finding *f = tdx_tri_add(t, "TDX027", g.div, 0, 0, k->name, 0.6,
+                                 "every element computes %.*s to find its row and loads %zu per-row value%s "
+                                 "through '%s', one address an element",
+                                 (int)(dl > 60 ? 60 : dl), dt, g.nloads, g.nloads == 1 ? "" : "s", g.row);
+    if (!f)
+        return;
+    tdx_finding_set_hypothesis(t->ledger, f,
+                               "an integer division by a register value and %zu gather%s an element, where a "
+                               "program of a 2-D grid of rows would load each value once",
+                               g.nloads, g.nloads == 1 ? "" : "s");
+    tdx_finding_fact(t->ledger, f, "extent", "%s", g.extent);
+    tdx_finding_fact(t->ledger, f, "row_loads", "%zu", g.nloads);
+}

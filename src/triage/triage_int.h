@@ -64,6 +64,9 @@ void tdx_tri_tma_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX026 (rules_tiles.c): a loop-invariant scale of a tl.dot result inside
  * a loop (tdx_km_scaled_dots). */
 void tdx_tri_scaled_dot_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX027 (rules_tiles.c): a flat kernel that divides every offset to find
+ * its row and gathers the row's values (tdx_km_row_gather_of). */
+void tdx_tri_row_division_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX024 (rules_tiles.c): a loop adding one outer product of a column and a
  * row per value of a reduction index (tdx_km_dot_accumulable). */
 void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k);

@@ -1,0 +1,164 @@
+/* Per-row values gathered through a divided flat offset (tdx_km_row_gather):
+ * the inference batch norm's
+ *
+ *     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+ *     c = (offs // HW) % C
+ *     mean = tl.load(mean_ptr + c, mask=mask)
+ *
+ * where every element divides its offset by a runtime extent to find its
+ * row (an integer division by a register value: a few dozen instructions
+ * an element) and loads its row's value through a gather, though a block of
+ * BLOCK <= HW elements spans at most two rows. Read syntactically, as the
+ * rewrite that uses it (row-grid) writes the pieces back as text. */
+#include <string.h>
+
+#include "model/model.h"
+#include "model/model_int.h"
+
+/* A call of tl.program_id(0). */
+static int pid0(const tdx_src_module *m, const tdx_src_node *e)
+{
+    const char *fn = e && e->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(e)) : NULL;
+    if (!fn || strcmp(fn, "program_id") != 0)
+        return 0;
+    const tdx_src_node *a = tdx_src_call_arg(e, 0);
+    if (!a)
+        a = tdx_src_call_kwarg(e, "axis");
+    long long v = -1;
+    return a && tdx_src_int_value(m, a, &v) == TDX_OK && v == 0;
+}
+
+/* `tl.program_id(0) * B + tl.arange(0, B)` (either order of the sum and of
+ * the product), B the same name or literal in both: *block gets the
+ * arange's B. */
+static int flat_offsets(const tdx_src_module *m, const tdx_src_node *e, const tdx_src_node **block)
+{
+    if (!e || e->kind != TDX_SRC_BINOP || e->op != TDX_OP_PLUS)
+        return 0;
+    const tdx_src_node *side[2] = {tdx_src_kid(e, TDX_SRC_R_LEFT), tdx_src_kid(e, TDX_SRC_R_RIGHT)};
+    for (int d = 0; d < 2; d++) {
+        const tdx_src_node *prod = side[d], *ar = side[1 - d];
+        const char *fn = ar && ar->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(ar)) : NULL;
+        if (!fn || strcmp(fn, "arange") != 0 || tdx_src_call_nargs(ar) != 2 || !prod ||
+            prod->kind != TDX_SRC_BINOP || prod->op != TDX_OP_STAR)
+            continue;
+        const tdx_src_node *lo = tdx_src_call_arg(ar, 0), *hi = tdx_src_call_arg(ar, 1);
+        long long z = -1;
+        if (tdx_src_int_value(m, lo, &z) != TDX_OK || z != 0)
+            continue;
+        const tdx_src_node *l = tdx_src_kid(prod, TDX_SRC_R_LEFT), *r = tdx_src_kid(prod, TDX_SRC_R_RIGHT);
+        const tdx_src_node *b = pid0(m, l) ? r : pid0(m, r) ? l : NULL;
+        if (b && (b->kind == TDX_SRC_NAME || b->kind == TDX_SRC_NUMBER) && tdx_src_same_text(m, b, hi)) {
+            *block = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The row expression: `OFFS // D` once, combined with literals and
+ * parameters def never rebinds by + - * // %. Sets *div to the division. */
+static int row_expr(const tdx_src_node *def, const tdx_src_node *e, const char *offs, const tdx_src_node **div,
+                    int depth)
+{
+    if (!e || depth > 8)
+        return 0;
+    if (e->kind == TDX_SRC_NUMBER)
+        return 1;
+    if (e->kind == TDX_SRC_NAME)
+        return e->name && strcmp(e->name, offs) != 0 && tdx_src_param(def, e->name) &&
+               tdx_src_count_bindings(def, e->name) == 0;
+    if (e->kind != TDX_SRC_BINOP)
+        return 0;
+    const tdx_src_node *l = tdx_src_kid(e, TDX_SRC_R_LEFT), *r = tdx_src_kid(e, TDX_SRC_R_RIGHT);
+    if (e->op == TDX_OP_DSLASH && tdx_src_is_name(l, offs)) {
+        if (*div || !tdx_src_is_name(r, NULL) || !tdx_src_param(def, r->name) ||
+            tdx_src_count_bindings(def, r->name) != 0)
+            return 0;
+        *div = e;
+        return 1;
+    }
+    if (e->op != TDX_OP_PLUS && e->op != TDX_OP_MINUS && e->op != TDX_OP_STAR && e->op != TDX_OP_DSLASH &&
+        e->op != TDX_OP_PERCENT)
+        return 0;
+    return row_expr(def, l, offs, div, depth + 1) && row_expr(def, r, offs, div, depth + 1);
+}
+
+/* tl.load whose pointer is `P + row` or `row + P`, P a parameter def never
+ * rebinds. */
+static int row_load(const tdx_src_node *def, const tdx_src_node *call, const char *row)
+{
+    const char *fn = call && call->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(call)) : NULL;
+    const tdx_src_node *p = fn && strcmp(fn, "load") == 0 ? tdx_src_call_arg(call, 0) : NULL;
+    if (!p)
+        p = fn && strcmp(fn, "load") == 0 ? tdx_src_call_kwarg(call, "pointer") : NULL;
+    if (!p || p->kind != TDX_SRC_BINOP || p->op != TDX_OP_PLUS)
+        return 0;
+    const tdx_src_node *l = tdx_src_kid(p, TDX_SRC_R_LEFT), *r = tdx_src_kid(p, TDX_SRC_R_RIGHT);
+    const tdx_src_node *base = tdx_src_is_name(r, row) ? l : tdx_src_is_name(l, row) ? r : NULL;
+    return tdx_src_is_name(base, NULL) && strcmp(base->name, row) != 0 && tdx_src_param(def, base->name) &&
+           tdx_src_count_bindings(def, base->name) == 0;
+}
+
+typedef struct uses {
+    const tdx_src_module *m;
+    const tdx_src_node *def;
+    tdx_km_row_gather *g;
+    int pids, bad;
+} uses;
+
+static int visit(tdx_src_node *e, void *ud)
+{
+    uses *u = ud;
+    if (e->kind == TDX_SRC_CALL) {
+        const char *fn = tdx_km_tl_name(tdx_src_call_func(e));
+        if (fn && strcmp(fn, "program_id") == 0)
+            u->pids++;
+        if (fn && (strcmp(fn, "num_programs") == 0 || strcmp(fn, "atomic_add") == 0))
+            u->bad = 1; /* the grid's shape or an order across programs */
+        if (row_load(u->def, e, u->g->row)) {
+            if (u->g->nloads == TDX_KM_ROW_LOADS)
+                u->bad = 1;
+            else
+                u->g->loads[u->g->nloads++] = e;
+            return 1;
+        }
+    }
+    if (e->kind == TDX_SRC_NAME && e->name && strcmp(e->name, u->g->row) == 0 && !tdx_src_is_bound_name(e))
+        u->bad = 1; /* a use other than a row load's address */
+    return 0;
+}
+
+int tdx_km_row_gather_of(const tdx_src_module *m, const tdx_src_node *def, tdx_km_row_gather *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!m || !def)
+        return 0;
+    for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
+        if (s->kind != TDX_SRC_ASSIGN || tdx_src_count(s, TDX_SRC_R_TARGET) != 1)
+            continue;
+        const tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET), *v = tdx_src_kid(s, TDX_SRC_R_VALUE);
+        if (!tdx_src_is_name(tg, NULL))
+            continue;
+        if (!g->offs_stmt) {
+            if (flat_offsets(m, v, &g->block) && tdx_src_count_bindings(def, tg->name) == 1) {
+                g->offs_stmt = s;
+                g->offs = tg->name;
+            }
+            continue;
+        }
+        const tdx_src_node *div = NULL;
+        if (!g->row_stmt && tdx_src_count_bindings(def, tg->name) == 1 && row_expr(def, v, g->offs, &div, 0) &&
+            div) {
+            g->row_stmt = s;
+            g->row = tg->name;
+            g->div = div;
+            g->extent = tdx_src_kid(div, TDX_SRC_R_RIGHT)->name;
+        }
+    }
+    if (!g->row_stmt)
+        return 0;
+    uses u = {m, def, g, 0, 0};
+    tdx_src_walk((tdx_src_node *)def, visit, &u);
+    return u.pids == 1 && !u.bad && g->nloads > 0;
+}
