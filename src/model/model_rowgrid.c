@@ -96,8 +96,8 @@ static int row_load(const tdx_src_node *def, const tdx_src_node *call, const cha
         return 0;
     const tdx_src_node *l = tdx_src_kid(p, TDX_SRC_R_LEFT), *r = tdx_src_kid(p, TDX_SRC_R_RIGHT);
     const tdx_src_node *base = tdx_src_is_name(r, row) ? l : tdx_src_is_name(l, row) ? r : NULL;
-    return base && tdx_src_is_name(base, NULL) && strcmp(base->name, row) != 0 && tdx_src_param(def, base->name) &&
-           tdx_src_count_bindings(def, base->name) == 0;
+    return base && tdx_src_is_name(base, NULL) && strcmp(base->name, row) != 0 &&
+           tdx_src_param(def, base->name) && tdx_src_count_bindings(def, base->name) == 0;
 }
 
 typedef struct uses {
