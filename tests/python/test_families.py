@@ -208,6 +208,38 @@ def test_retune_grows_the_warps_with_the_block_when_the_launch_sets_them(tmp_pat
         "BLOCK 256 -> 1024", "BLOCK 256 -> 4096, num_warps 8", "BLOCK 256 -> 512"], r.stdout
 
 
+def triage_rules(path):
+    r = subprocess.run([CLI, "triage", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    return [line.split("[")[-1].rstrip("]") for line in r.stdout.splitlines() if line.endswith("]")]
+
+
+def test_row_division_is_reported_only_where_rows_outlast_a_block(tmp_path):
+    """TDX027 names the division and the row loads of row_scale_flat (rows of
+    8192 at the bench shape, blocks of 64); with rows of 16 at the bench shape a
+    grid of rows would idle three lanes in four, and the rule stays quiet."""
+    assert "TDX027" in triage_rules(DATA / "row_scale_flat.py")
+    short = tmp_path / "row_scale_short.py"
+    flat = (DATA / "row_scale_flat.py").read_text()
+    short.write_text(flat.replace('"bench": (4096, 8192)', '"bench": (1 << 20, 16)'))
+    assert '"bench": (1 << 20, 16)' in short.read_text()
+    assert "TDX027" not in triage_rules(short)
+
+
+def test_scaled_dot_is_reported_only_off_the_wgmma_register_path(tmp_path):
+    """TDX026 stays quiet on attention_fwd (q the first operand of a 128-row dot
+    at 8 warps: a wgmma, which reads a loaded q from shared memory and a
+    computed one from registers; on the H200 the hoisted q took the register
+    form and ran slower). At 2 warps the dots are mma.sync, q in registers
+    either way, and the rule names hoist-scale."""
+    fwd = ROOT / "tests" / "data" / "triage" / "attention_fwd.py"
+    assert "TDX026" not in triage_rules(fwd)
+    two = tmp_path / "attention_fwd_w2.py"
+    two.write_text(fwd.read_text().replace("num_warps=8, num_stages=3)", "num_warps=2, num_stages=3)"))
+    assert "num_warps=2, num_stages=3)" in two.read_text()
+    assert "TDX026" in triage_rules(two)
+
+
 def test_row_grid_masks_the_lanes_past_a_row_and_retunes(tmp_path):
     """row-grid's blocks of a row overhang its end when the row length is not a
     multiple of the block (37 x 65 under blocks of 64): those lanes must be
