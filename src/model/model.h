@@ -502,7 +502,8 @@ size_t tdx_km_scaled_dots(const tdx_src_module *m, const tdx_src_node *def, tdx_
 enum { TDX_KM_ROW_LOADS = 16 };
 /* A kernel of one flat 1-D grid axis whose elements find their row by
  * dividing their offset by a runtime extent and gather their row's values:
- *     OFFS = tl.program_id(0) * B + tl.arange(0, B)
+ *     OFFS = tl.program_id(0) * B + tl.arange(0, B)   (or through names:
+ *                                     pid = tl.program_id(0); start = pid * B)
  *     ROW = (OFFS // D) % C          (OFFS // D once, with literals and
  *                                     parameters by + - * // %)
  *     v = tl.load(P + ROW, ...)      (ROW used only so)
@@ -517,6 +518,8 @@ typedef struct tdx_km_row_gather {
     const char *extent;            /* D, a parameter */
     const tdx_src_node *loads[TDX_KM_ROW_LOADS]; /* the tl.load calls of P + ROW */
     size_t nloads;
+    const tdx_src_node *dead[2]; /* `pid = tl.program_id(0)`, `start = pid * B`: the offsets' only uses */
+    size_t ndead;
 } tdx_km_row_gather;
 
 /* 1 with *g filled when kernel def has that shape, else 0. */

@@ -28,27 +28,46 @@ static int pid0(const tdx_src_module *m, const tdx_src_node *e)
     return a && tdx_src_int_value(m, a, &v) == TDX_OK && v == 0;
 }
 
-/* `tl.program_id(0) * B + tl.arange(0, B)` (either order of the sum and of
- * the product), B the same name or literal in both: *block gets the
- * arange's B. */
-static int flat_offsets(const tdx_src_module *m, const tdx_src_node *e, const tdx_src_node **block)
+/* Names bound once to tl.program_id(0) (P) and to P * B (S) before the
+ * offsets, as Triton's tutorials write them: pid = tl.program_id(axis=0);
+ * block_start = pid * BLOCK_SIZE; offsets = block_start + tl.arange(...). */
+typedef struct flat {
+    const char *pid, *start;
+    const tdx_src_node *pid_stmt, *start_stmt, *start_block;
+} flat;
+
+/* prod is `P * B` or `B * P`, P tl.program_id(0) or the name bound to it,
+ * B a name or a literal: B, else NULL. */
+static const tdx_src_node *pid_times(const tdx_src_module *m, const flat *f, const tdx_src_node *prod)
+{
+    if (!prod || prod->kind != TDX_SRC_BINOP || prod->op != TDX_OP_STAR)
+        return NULL;
+    const tdx_src_node *l = tdx_src_kid(prod, TDX_SRC_R_LEFT), *r = tdx_src_kid(prod, TDX_SRC_R_RIGHT);
+    int pl = pid0(m, l) || (f->pid && tdx_src_is_name(l, f->pid));
+    int pr = pid0(m, r) || (f->pid && tdx_src_is_name(r, f->pid));
+    const tdx_src_node *b = pl ? r : pr ? l : NULL;
+    return b && (b->kind == TDX_SRC_NAME || b->kind == TDX_SRC_NUMBER) ? b : NULL;
+}
+
+/* `S + tl.arange(0, B)` (either order), S the program's first offset:
+ * P * B as above, or the name bound to it; B the same name or literal in
+ * both: *block gets the arange's B. */
+static int flat_offsets(const tdx_src_module *m, const flat *f, const tdx_src_node *e, const tdx_src_node **block)
 {
     if (!e || e->kind != TDX_SRC_BINOP || e->op != TDX_OP_PLUS)
         return 0;
     const tdx_src_node *side[2] = {tdx_src_kid(e, TDX_SRC_R_LEFT), tdx_src_kid(e, TDX_SRC_R_RIGHT)};
     for (int d = 0; d < 2; d++) {
-        const tdx_src_node *prod = side[d], *ar = side[1 - d];
+        const tdx_src_node *first = side[d], *ar = side[1 - d];
         const char *fn = ar && ar->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(ar)) : NULL;
-        if (!fn || strcmp(fn, "arange") != 0 || tdx_src_call_nargs(ar) != 2 || !prod ||
-            prod->kind != TDX_SRC_BINOP || prod->op != TDX_OP_STAR)
+        if (!fn || strcmp(fn, "arange") != 0 || tdx_src_call_nargs(ar) != 2)
             continue;
         const tdx_src_node *lo = tdx_src_call_arg(ar, 0), *hi = tdx_src_call_arg(ar, 1);
         long long z = -1;
         if (tdx_src_int_value(m, lo, &z) != TDX_OK || z != 0)
             continue;
-        const tdx_src_node *l = tdx_src_kid(prod, TDX_SRC_R_LEFT), *r = tdx_src_kid(prod, TDX_SRC_R_RIGHT);
-        const tdx_src_node *b = pid0(m, l) ? r : pid0(m, r) ? l : NULL;
-        if (b && (b->kind == TDX_SRC_NAME || b->kind == TDX_SRC_NUMBER) && tdx_src_same_text(m, b, hi)) {
+        const tdx_src_node *b = f->start && tdx_src_is_name(first, f->start) ? f->start_block : pid_times(m, f, first);
+        if (b && tdx_src_same_text(m, b, hi)) {
             *block = hi;
             return 1;
         }
@@ -134,6 +153,7 @@ int tdx_km_row_gather_of(const tdx_src_module *m, const tdx_src_node *def, tdx_k
     memset(g, 0, sizeof *g);
     if (!m || !def)
         return 0;
+    flat f = {0};
     for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
         if (s->kind != TDX_SRC_ASSIGN || tdx_src_count(s, TDX_SRC_R_TARGET) != 1)
             continue;
@@ -141,9 +161,17 @@ int tdx_km_row_gather_of(const tdx_src_module *m, const tdx_src_node *def, tdx_k
         if (!tdx_src_is_name(tg, NULL))
             continue;
         if (!g->offs_stmt) {
-            if (flat_offsets(m, v, &g->block) && tdx_src_count_bindings(def, tg->name) == 1) {
+            if (tdx_src_count_bindings(def, tg->name) != 1)
+                continue;
+            if (flat_offsets(m, &f, v, &g->block)) {
                 g->offs_stmt = s;
                 g->offs = tg->name;
+            } else if (!f.pid && pid0(m, v)) {
+                f.pid = tg->name;
+                f.pid_stmt = s;
+            } else if (!f.start && (f.start_block = pid_times(m, &f, v)) != NULL) {
+                f.start = tg->name;
+                f.start_stmt = s;
             }
             continue;
         }
@@ -156,8 +184,18 @@ int tdx_km_row_gather_of(const tdx_src_module *m, const tdx_src_node *def, tdx_k
             g->extent = tdx_src_kid(div, TDX_SRC_R_RIGHT)->name;
         }
     }
-    if (!g->row_stmt)
+    if (!g->row_stmt || !g->offs_stmt)
         return 0;
+    /* P and S feed the offsets and nothing else: the rewrite drops them */
+    const char *names[2] = {f.pid, f.start};
+    const tdx_src_node *stmts[2] = {f.pid_stmt, f.start_stmt};
+    for (int i = 0; i < 2; i++) {
+        if (!names[i] || stmts[i]->start > g->offs_stmt->start)
+            continue;
+        if (tdx_src_count_name(def, names[i]) != 2)
+            return 0;
+        g->dead[g->ndead++] = stmts[i];
+    }
     uses u = {m, def, g, 0, 0};
     tdx_src_walk((tdx_src_node *)def, visit, &u);
     return u.pids == 1 && !u.bad && g->nloads > 0;

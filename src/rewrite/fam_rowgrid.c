@@ -13,7 +13,9 @@
  *     c = (_tdx_row) % C
  *     mean = tl.load(mean_ptr + c)
  *
- * offs keeps its values on the live lanes, so every other use of it reads
+ * (offsets written through `pid = tl.program_id(0)` and `start = pid *
+ * BLOCK`, as the tutorials do, lose those two lines too). offs keeps its
+ * values on the live lanes, so every other use of it reads
  * the same elements; the lanes past the row's end (a block overhanging HW)
  * are masked off in every other load and store. The row loads are scalars:
  * the row expression of a live program is the one an element of that row
@@ -126,6 +128,12 @@ static tdx_status row_grid_kernel(fam_task *t, tdx_src_node *def, tdx_rw_emit_fn
                               ind, t->src + ls, ind, t->src + ls, (int)bl, bt, (int)bl, bt, ind, t->src + ls,
                               g.extent));
     fam_edit(t, &e, ov->start, ov->end, tdx_arena_printf(&t->arena, "_tdx_row * %s + _tdx_col", g.extent));
+    for (size_t i = 0; i < g.ndead; i++) { /* pid = tl.program_id(0), start = pid * B: their lines go */
+        size_t ds = fam_line_start(t, g.dead[i]->start), de = g.dead[i]->end;
+        while (de < t->len && t->src[de] != '\n')
+            de++;
+        fam_edit(t, &e, ds, de < t->len ? de + 1 : de, "");
+    }
     fam_edit(t, &e, g.div->start, g.div->end, "_tdx_row"); /* an atom: no parentheses needed */
     /* row loads become scalars; every other load and store skips the lanes
      * past the row's end */

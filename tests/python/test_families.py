@@ -83,6 +83,7 @@ CASES = [
     ("hoist-scale", ROOT / "bench" / "tasks" / "attention_causal_fp16.py"),
     ("row-grid", ROOT / "bench" / "tasks" / "batchnorm_infer_fp16.py"),  # (offs // HW) % C, four row loads
     ("row-grid", "row_scale_flat.py"),                       # block-first product, a lambda grid, other=
+    ("row-grid", "channel_bias_tutorial.py"),                # pid and block_start names, a named lambda grid
     ("autotune", "scale.py"),
     ("autotune", "matmul_grid_var.py"),
     ("autotune", "rowsum_loop.py"),
@@ -260,6 +261,10 @@ def test_row_grid_masks_the_lanes_past_a_row_and_retunes(tmp_path):
     first = r.stdout.splitlines()[0].split("\t")
     assert first[1].endswith("BLOCK 1024 -> 4096, num_warps 8"), r.stdout
     assert "triton.cdiv((H * W), 4096)" in Path(first[0]).read_text()
+    # the tutorials' names for the program and its first offset go with the flat grid
+    tut = Path(rewrite("row-grid", DATA / "channel_bias_tutorial.py", tmp_path / "d")[0]).read_text()
+    body = tut.split("def channel_bias_kernel")[1].split("def launch")[0]
+    assert "pid" not in body and "block_start" not in body, body
     res = check_task(str(ROOT / "bench" / "tasks" / "batchnorm_infer_fp16.py"), device="cpu", seeds=(0,),
                      candidate=first[0])
     assert res["ok"], res.get("error")
