@@ -126,3 +126,33 @@ def test_the_key_loop_loses_its_multiplies(tmp_path):
     assert exp2["FFMA"] >= 32 and exp2["FMUL"] <= base["FMUL"] - 64 and exp2["FSETP"] < 8, exp2
     assert both["FMUL"] <= exp2["FMUL"] - 28 and both["FFMA"] >= 32, both
     assert n2 < n1 < n0, (n0, n1, n2)
+
+
+def _wgmma_operands(task, out):
+    """The first-operand forms of a kernel's sm_90 HGMMAs (a register, or a shared-memory
+    descriptor `gdesc[...]`) and its registers a thread."""
+    cap = harness("capture", "--mode", "aot", "--task", str(task), "--out", str(out)).json
+    assert cap["ok"], cap.get("error")
+    (k,) = cap["kernels"]
+    forms = set()
+    for line in Path(k["artifacts"]["sass"]).read_text().splitlines():
+        if "HGMMA" in line:
+            first = line.split("HGMMA")[1].split(",")[1].strip()
+            forms.add("desc" if first.startswith("gdesc") else "reg")
+    return forms, k["resources"]["registers"]
+
+
+def test_a_scaled_second_operand_stays_in_shared_memory(tmp_path):
+    """TDX026 names hoist-scale where the scaled operand is a dot's second one (a fixed weight
+    tile applied to every row block): a wgmma reads B from shared memory whatever computes it,
+    so the hoisted `(w * alpha)` keeps both operands as descriptors and the registers as they
+    were (the attention's hoisted q, a first operand, went to registers: 128 -> 132 a thread,
+    one block an SM instead of two, and the H200 ran it slower). The candidate passes the check."""
+    task = ROOT / "tests" / "data" / "triage" / "scaled_weight_rows.py"
+    cand, summary = one("hoist-scale", task, tmp_path / "h")
+    assert "_tdx_s0 = (w * alpha).to(w.dtype)" in cand.read_text() and "tl.dot(x, _tdx_s0)" in cand.read_text()
+    before, regs0 = _wgmma_operands(task, tmp_path / "c0")
+    after, regs1 = _wgmma_operands(cand, tmp_path / "c1")
+    assert before == after == {"desc"} and regs1 <= regs0, (before, after, regs0, regs1)
+    res = check_task(str(task), device="cpu", seeds=(0, 1), candidate=str(cand))
+    assert res["ok"], res.get("error")
