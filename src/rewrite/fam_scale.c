@@ -13,7 +13,14 @@
  * 2^-11), as the scaled logits of an fp16 attention are anyway. One
  * hoisted copy per operand and scale, shared by every loop that uses the
  * pair (the two loops of a peeled attention), placed before the first
- * statement of the kernel's body that holds one of them. */
+ * statement of the kernel's body that holds one of them.
+ *
+ * Every site is rewritten, including a wgmma's first operand, which the
+ * scaled copy moves from shared memory to registers (slower on the H200 for
+ * the attentions: bench/RESULTS.md, seventeenth session); TDX026, which
+ * proposes the family in the loop, names only kernels with a site that
+ * stays where the MMA reads it, so the family runs there on request or for
+ * such a kernel (a kernel holding both kinds of site gets both rewritten). */
 #include <stdio.h>
 #include <string.h>
 
