@@ -535,10 +535,7 @@ static int hoist_takes_registers(const tdx_tri *t, const tdx_km_kernel *k, const
     for (size_t i = 0; i < k->launches.len && mma_v2; i++) {
         const tdx_km_launch *l = k->launches.items[i];
         long long w;
-        const tdx_src_node *nw = l->num_warps;
-        int known = nw && (nw->kind == TDX_SRC_NUMBER ? tdx_src_int_value(t->file->mod, nw, &w) == TDX_OK
-                                                      : tdx_km_bench_int(t->file, l, nw, &w));
-        mma_v2 = known && w > 0 && w % 4 != 0;
+        mma_v2 = l->num_warps && tdx_km_bench_int(t->file, l, l->num_warps, &w) && w > 0 && w % 4 != 0;
     }
     if (mma_v2)
         return 0;
