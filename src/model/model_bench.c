@@ -505,7 +505,7 @@ int tdx_km_bench_int(const tdx_km_file *f, const tdx_km_launch *l, const tdx_src
 {
     /* a literal needs no bench shape (a task whose inputs the model cannot follow still has its
      * num_warps=8) */
-    if (f && expr && expr->kind == TDX_SRC_NUMBER)
+    if (expr && expr->kind == TDX_SRC_NUMBER)
         return tdx_src_int_value(f->mod, expr, v) == TDX_OK;
     char shape[96];
     ctx *c = ctx_new(f, l);
