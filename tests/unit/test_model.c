@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -427,6 +428,8 @@ static void bench_shape_values(void **state)
     l = fx.file->launches.items[0];
     assert_int_equal(tdx_km_bench_grid(fx.file, l, shape, sizeof shape), -1);
     assert_false(tdx_km_bench_int(fx.file, l, l->args[2], &v));
+    assert_true(tdx_km_bench_int(fx.file, l, l->args[4], &v)); /* a literal needs no shape */
+    assert_int_equal(v, 64);
     teardown_fx(&fx);
     free(nosh);
     /* a shift and a remainder in the shape: (1<<12, 999) and (4096, 2>>1) */
@@ -449,6 +452,80 @@ static void bench_shape_values(void **state)
     free(shift);
 }
 
+/* Per-row values gathered through a divided flat offset (row-grid's shape):
+ * found with the offsets written at once or through pid / start names, and
+ * refused when the row has another use, the grid's axis is read twice, or
+ * the extent is not a parameter. */
+static const char *row_gather_src(const char *body)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "import triton\nimport triton.language as tl\n\n"
+             "@triton.jit\n"
+             "def k(x_ptr, m_ptr, w_ptr, y_ptr, n, HW, C, BLOCK: tl.constexpr):\n%s", body);
+    return buf;
+}
+
+static int row_gather(const char *body, tdx_km_row_gather *g)
+{
+    fixture fx;
+    build(&fx, row_gather_src(body));
+    const tdx_km_kernel *k = fx.file->kernels.items[0];
+    int found = tdx_km_row_gather_of(fx.mod, k->def, g);
+    teardown_fx(&fx); /* g's nodes die with the arena: only counts and found are read */
+    return found;
+}
+
+static void row_gathers(void **state)
+{
+    (void)state;
+    tdx_km_row_gather g;
+    assert_true(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                           "    c = (offs // HW) % C\n"
+                           "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+                           "    m = tl.load(m_ptr + c, mask=offs < n)\n"
+                           "    w = tl.load(c + w_ptr)\n"
+                           "    tl.store(y_ptr + offs, (x - m) * w, mask=offs < n)\n",
+                           &g));
+    assert_int_equal(g.nloads, 2);
+    assert_int_equal(g.ndead, 0);
+    assert_true(row_gather("    pid = tl.program_id(axis=0)\n"
+                           "    start = pid * BLOCK\n"
+                           "    offs = start + tl.arange(0, BLOCK)\n"
+                           "    c = offs // HW\n"
+                           "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
+                           &g));
+    assert_int_equal(g.nloads, 1);
+    assert_int_equal(g.ndead, 2);
+    /* the row also indexes a store */
+    assert_false(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                            "    c = offs // HW\n"
+                            "    tl.store(y_ptr + c, tl.load(m_ptr + c), mask=offs < n)\n",
+                            &g));
+    /* program_id read again: the grid's meaning is not the offsets' alone */
+    assert_false(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                            "    c = offs // HW\n"
+                            "    tl.store(y_ptr + offs + tl.program_id(0), tl.load(m_ptr + c), mask=offs < n)\n",
+                            &g));
+    /* pid used beside the offsets */
+    assert_false(row_gather("    pid = tl.program_id(0)\n"
+                            "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+                            "    c = offs // HW\n"
+                            "    tl.store(y_ptr + offs, tl.load(m_ptr + c) + pid, mask=offs < n)\n",
+                            &g));
+    /* the extent a local, not a parameter */
+    assert_false(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                            "    d = HW * 2\n"
+                            "    c = offs // d\n"
+                            "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
+                            &g));
+    /* a block that differs between the product and the arange */
+    assert_false(row_gather("    offs = tl.program_id(0) * 64 + tl.arange(0, BLOCK)\n"
+                            "    c = offs // HW\n"
+                            "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
+                            &g));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +538,7 @@ int main(void)
         cmocka_unit_test(string_annotations_are_constexpr),
         cmocka_unit_test(files_without_kernels),
         cmocka_unit_test(bench_shape_values),
+        cmocka_unit_test(row_gathers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
