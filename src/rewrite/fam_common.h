@@ -82,6 +82,12 @@ void fam_set_kwarg(fam_task *t, fam_edits *e, const tdx_src_node *call, const ch
 tdx_status fam_emit(fam_task *t, fam_edits *e, tdx_rw_emit_fn emit, void *ud, const char *family,
                     const char *summary);
 
+/* ---- retune and grouped-order (fam_retune.c) ---- */
+/* Block sizes, num_warps and num_stages at each launch site. */
+tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+/* A 2-D grid of matmul tiles run as a 1-D grid in groups of GROUP_M rows. */
+tdx_status fam_grouped(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 /* ---- single-pass-reduction (fam_reduce.c) and split-k (fam_splitk.c) ---- */
 /* Several loops over one row that load it again each time: the row in one
  * block loaded once, or online statistics in one loop. */
