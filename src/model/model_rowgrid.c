@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "model/model.h"
-#include "model/model_int.h"
+#include "model/model_ctx.h"
 
 /* A call of tl.program_id(0). */
 static int pid0(const tdx_src_module *m, const tdx_src_node *e)
@@ -21,9 +21,7 @@ static int pid0(const tdx_src_module *m, const tdx_src_node *e)
     const char *fn = e && e->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(e)) : NULL;
     if (!fn || strcmp(fn, "program_id") != 0)
         return 0;
-    const tdx_src_node *a = tdx_src_call_arg(e, 0);
-    if (!a)
-        a = tdx_src_call_kwarg(e, "axis");
+    const tdx_src_node *a = tdx_km_arg_or_kw(e, 0, "axis");
     long long v = -1;
     return a && tdx_src_int_value(m, a, &v) == TDX_OK && v == 0;
 }
@@ -108,9 +106,7 @@ static int row_expr(const tdx_src_node *def, const tdx_src_node *e, const char *
 static int row_load(const tdx_src_node *def, const tdx_src_node *call, const char *row)
 {
     const char *fn = call && call->kind == TDX_SRC_CALL ? tdx_km_tl_name(tdx_src_call_func(call)) : NULL;
-    const tdx_src_node *p = fn && strcmp(fn, "load") == 0 ? tdx_src_call_arg(call, 0) : NULL;
-    if (!p)
-        p = fn && strcmp(fn, "load") == 0 ? tdx_src_call_kwarg(call, "pointer") : NULL;
+    const tdx_src_node *p = fn && strcmp(fn, "load") == 0 ? tdx_km_arg_or_kw(call, 0, "pointer") : NULL;
     if (!p || p->kind != TDX_SRC_BINOP || p->op != TDX_OP_PLUS)
         return 0;
     const tdx_src_node *l = tdx_src_kid(p, TDX_SRC_R_LEFT), *r = tdx_src_kid(p, TDX_SRC_R_RIGHT);
@@ -133,7 +129,7 @@ static int visit(tdx_src_node *e, void *ud)
         const char *fn = tdx_km_tl_name(tdx_src_call_func(e));
         if (fn && strcmp(fn, "program_id") == 0)
             u->pids++;
-        if (fn && (strcmp(fn, "num_programs") == 0 || strcmp(fn, "atomic_add") == 0))
+        if (fn && (strcmp(fn, "num_programs") == 0 || strncmp(fn, "atomic_", 7) == 0))
             u->bad = 1; /* the grid's shape or an order across programs */
         if (row_load(u->def, e, u->g->row)) {
             if (u->g->nloads == TDX_KM_ROW_LOADS)

@@ -49,13 +49,13 @@ static tdx_src_node *grid_cdiv(fam_task *t, tdx_src_node *L)
 }
 
 /* A row load without its mask and other: FUNC(PTR[, other keywords]). */
-static void scalar_load(fam_task *t, fam_edits *e, const tdx_src_node *call)
+static void scalar_load(fam_task *t, fam_edits *e, tdx_src_node *call)
 {
     size_t fl, pl;
     const char *ft = tdx_src_text(t->m, tdx_src_call_func(call), &fl);
-    const tdx_src_node *p = tdx_src_call_arg(call, 0);
-    if (!p)
-        p = tdx_src_call_kwarg(call, "pointer");
+    tdx_src_node *p;
+    if (fam_io_call(call, &p) != FAM_IO_LOAD || !p)
+        return;
     const char *pt = tdx_src_text(t->m, p, &pl);
     char *s = tdx_arena_printf(&t->arena, "%.*s(%.*s", (int)fl, ft, (int)pl, pt);
     for (tdx_src_node *k = tdx_src_next(call, TDX_SRC_R_KEYWORD, NULL); k && s;

@@ -497,33 +497,37 @@ static void row_gathers(void **state)
                            &g));
     assert_int_equal(g.nloads, 1);
     assert_int_equal(g.ndead, 2);
-    /* the row also indexes a store */
-    assert_false(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-                            "    c = offs // HW\n"
-                            "    tl.store(y_ptr + c, tl.load(m_ptr + c), mask=offs < n)\n",
-                            &g));
-    /* program_id read again: the grid's meaning is not the offsets' alone */
-    assert_false(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-                            "    c = offs // HW\n"
-                            "    tl.store(y_ptr + offs + tl.program_id(0), tl.load(m_ptr + c), mask=offs < n)\n",
-                            &g));
-    /* pid used beside the offsets */
-    assert_false(row_gather("    pid = tl.program_id(0)\n"
-                            "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
-                            "    c = offs // HW\n"
-                            "    tl.store(y_ptr + offs, tl.load(m_ptr + c) + pid, mask=offs < n)\n",
-                            &g));
-    /* the extent a local, not a parameter */
-    assert_false(row_gather("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-                            "    d = HW * 2\n"
-                            "    c = offs // d\n"
-                            "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
-                            &g));
-    /* a block that differs between the product and the arange */
-    assert_false(row_gather("    offs = tl.program_id(0) * 64 + tl.arange(0, BLOCK)\n"
-                            "    c = offs // HW\n"
-                            "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
-                            &g));
+    /* and the shapes it refuses */
+    static const char *const refused[] = {
+        /* the row also indexes a store */
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    c = offs // HW\n"
+        "    tl.store(y_ptr + c, tl.load(m_ptr + c), mask=offs < n)\n",
+        /* program_id read again: the grid's meaning is not the offsets' alone */
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    c = offs // HW\n"
+        "    tl.store(y_ptr + offs + tl.program_id(0), tl.load(m_ptr + c), mask=offs < n)\n",
+        /* pid used beside the offsets */
+        "    pid = tl.program_id(0)\n"
+        "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+        "    c = offs // HW\n"
+        "    tl.store(y_ptr + offs, tl.load(m_ptr + c) + pid, mask=offs < n)\n",
+        /* the extent a local, not a parameter */
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    d = HW * 2\n"
+        "    c = offs // d\n"
+        "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
+        /* a block that differs between the product and the arange */
+        "    offs = tl.program_id(0) * 64 + tl.arange(0, BLOCK)\n"
+        "    c = offs // HW\n"
+        "    tl.store(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
+        /* an atomic: the programs' order matters */
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    c = offs // HW\n"
+        "    tl.atomic_max(y_ptr + offs, tl.load(m_ptr + c), mask=offs < n)\n",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        assert_false(row_gather(refused[i], &g));
 }
 
 int main(void)
