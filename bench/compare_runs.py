@@ -18,18 +18,20 @@ def rows(path):
 
 
 def deepest(runs, task):
-    """The deepest level whose state is "ran" in any round of the task's journal, or None."""
+    """The deepest level whose state is "ran" in any round of the task's journal, "no round"
+    when the run stopped before its first diagnosis (at the roofline target), None when there is
+    no journal."""
     if not runs:
         return None
     path = os.path.join(runs, task, task, "journal.jsonl")
-    best = None
+    best = "no round"
     try:
         with open(path) as f:
             for line in f:
                 e = json.loads(line)
                 for lv in (e.get("diagnosis") or {}).get("levels", []):
                     if lv.get("state") == "ran":
-                        best = max(best if best is not None else -1, lv["level"])
+                        best = max(best if isinstance(best, int) else -1, lv["level"])
     except (OSError, ValueError):
         return None
     return best

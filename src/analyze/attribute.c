@@ -58,6 +58,8 @@ static void rule_scalar(l2ctx *c)
         if (n / threads < 2)
             continue; /* one element per thread: nothing to widen */
         int ideal = (int)((m->ptx_count * m->ptx_bits + 127) / 128);
+        if (ideal >= m->ptx_count)
+            continue; /* already as few accesses as its bytes allow (two fp16 in one b32) */
         const tdx_ir_ptx_insn *in =
             tdx_an__ptx_at(k, m->loc.site.line, m->is_store ? TDX_PTX_ST_GLOBAL : TDX_PTX_LD_GLOBAL);
         char what[128], msg[256];
@@ -206,6 +208,8 @@ static void rule_transpose_copy(l2ctx *c)
         if (seen)
             continue;
         int ideal = (int)((m->ptx_count * m->ptx_bits + 127) / 128);
+        if (ideal >= m->ptx_count)
+            continue; /* already as few accesses as its bytes allow (two fp16 in one b32) */
         const char *name = m->loc.name ? m->loc.name : NULL;
         char what[128], msg[320];
         snprintf(what, sizeof what, "copy %s", name ? name : "-");
