@@ -1,4 +1,4 @@
-/* Level 2 rules (TDX200..TDX207): the per-op records of one kernel as
+/* Level 2 rules (TDX200..TDX209): the per-op records of one kernel as
  * launched, turned into findings at the source lines responsible, and the
  * symptom (measured at level 1, or estimated from the IR) attached to them. */
 #include <stdio.h>
@@ -95,6 +95,62 @@ static void rule_scalar(l2ctx *c)
         tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
         tdx_buf_free(&ev);
     }
+}
+
+// TDX209: every tile access of the kernel is one access a thread that takes
+// all the thread holds, and the tile holds fewer than 16 bytes a thread:
+// the block, not alignment, caps the width (vec <= sizePerThread).
+static void rule_narrow(l2ctx *c)
+{
+    const tdx_ir_kernel *k = c->k->ir;
+    int threads = 32 * (k->num_warps > 0 ? k->num_warps : 4);
+    const tdx_ir_mem *first = NULL;
+    long long first_n = 0;
+    int narrow = 0;
+    for (size_t i = 0; i < k->nmems; i++) {
+        const tdx_ir_mem *m = &k->mems[i];
+        if (m->is_async || m->is_tma || m->ptx_count <= 0 || m->elem_bits <= 0)
+            continue;
+        long long n = numel(tdx_ir_op_type(m->op));
+        if (n <= 1)
+            continue; /* a scalar (a row's value) is not a tile */
+        if (n * m->elem_bits >= (long long)threads * 128 || m->ptx_count != 1)
+            return; /* a tile with 16 bytes a thread, or several accesses: not the block's limit */
+        if (!first) {
+            first = m;
+            first_n = n;
+        }
+        narrow++;
+    }
+    if (!first)
+        return;
+    long long per = (first_n + threads - 1) / threads;
+    long long bits = per * first->elem_bits;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "each of the %d threads holds %lld element%s (%lld bits) of the %lld-element tile: no access "
+             "can be wider, where 128-bit accesses need %d a thread",
+             threads, per, per == 1 ? "" : "s", bits, first_n, 128 / first->elem_bits);
+    tdx_finding *f = add(c, "TDX209", &first->loc, "tile", "%s", msg);
+    if (!f)
+        return;
+    tdx_finding_set_hypothesis(c->l, f,
+                               "the tile is too small for the threads: %d global access%s move %lld of 16 "
+                               "bytes a thread each",
+                               narrow, narrow == 1 ? "" : "es", bits / 8);
+    tdx_finding_fact(c->l, f, "threads", "%d", threads);
+    tdx_finding_fact(c->l, f, "tile", "%lld", first_n);
+    tdx_finding_fact(c->l, f, "per_thread", "%lld", per);
+    tdx_finding_fact(c->l, f, "accesses", "%d", narrow);
+    f->confidence = 0.7;
+    f->expected_gain = bits <= 32 ? 1.2 : 1.1;
+    tdx_buf ev;
+    tdx_buf_init(&ev, 0);
+    tdx_an__ev_op(&ev, "ttgir", first->op);
+    tdx_an__ev_ptx(&ev, tdx_an__ptx_at(k, first->loc.site.line,
+                                       first->is_store ? TDX_PTX_ST_GLOBAL : TDX_PTX_LD_GLOBAL));
+    tdx_finding_set_evidence(c->l, f, tdx_buf_str(&ev));
+    tdx_buf_free(&ev);
 }
 
 // TDX201: a conversion through shared memory inside a loop, or out of a
@@ -540,6 +596,7 @@ static void rule_summary(l2ctx *c)
                        be.ideal > 0 ? be.actual / be.ideal : 0);
     summarize(c, &parts, "TDX200", "load", "scalar loads at ");
     summarize(c, &parts, "TDX200", "store", "scalar stores at ");
+    summarize(c, &parts, "TDX209", NULL, "accesses narrowed by a small tile at ");
     summarize(c, &parts, "TDX201", NULL, "layout conversions through shared memory at ");
     summarize(c, &parts, "TDX202", NULL, "a dot off wgmma at ");
     summarize(c, &parts, "TDX203", NULL, "an unpipelined loop at ");
@@ -600,6 +657,7 @@ tdx_status tdx_an_attribute(const tdx_an_kernel *k, const tdx_an_l2opts *o, tdx_
         return TDX_ERR_ARG;
     l2ctx c = {k, o, l, tdx_ledger_count(l)};
     rule_scalar(&c);
+    rule_narrow(&c);
     rule_cvt(&c);
     rule_dot(&c);
     rule_loop(&c);
