@@ -25,6 +25,9 @@ void tdx_an__ev_remarks(tdx_buf *b, const tdx_an_kernel *k, int line);
 /* OR `bit` into via[i] for every argument i of the module's first function
  * that operand `operand` of op is computed from (through defining ops). */
 void tdx_an__args_of(const tdx_ir_module *m, const tdx_ir_op *op, size_t operand, int *via, int bit);
+/* Whether operand `operand` of op is computed through an op whose name is
+ * one of names (NULL-terminated), following defining ops; 0 when unknown. */
+int tdx_an__through(const tdx_ir_module *m, const tdx_ir_op *op, size_t operand, const char *const *names);
 /* Spill bytes (stores + loads) from ptxas -v, 0 when unknown. */
 int tdx_an__spills(const tdx_ir_kernel *k);
 

@@ -71,7 +71,19 @@ static void rule_scalar(l2ctx *c)
         tdx_finding *f = add(c, "TDX200", &m->loc, what, "%s", msg);
         if (!f)
             return;
-        if (m->contig > 1)
+        static const char *const divisions[] = {"arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+                                                NULL};
+        const tdx_ir_module *mod = k->ttgir ? k->ttgir : k->ttir;
+        int gather = tdx_an__through(mod, m->op, 0, divisions);
+        if (gather) {
+            /* a gather: no hint makes neighbours contiguous; computing the
+             * quotient once a program (a row of the grid) does */
+            tdx_finding_set_hypothesis(c->l, f,
+                                       "the address goes through a division or a remainder (// or %%): "
+                                       "AxisInfo proves no two neighbours contiguous, so every element is "
+                                       "its own access, a gather");
+            f->family = "row-grid";
+        } else if (m->contig > 1)
             tdx_finding_set_hypothesis(c->l, f,
                                        "the layout holds %d contiguous elements per thread, but the address "
                                        "or the mask is not provably aligned, so the lowering splits each "
@@ -86,6 +98,7 @@ static void rule_scalar(l2ctx *c)
         tdx_finding_fact(c->l, f, "contig", "%d", m->contig);
         tdx_finding_fact(c->l, f, "count", "%d", m->ptx_count);
         tdx_finding_fact(c->l, f, "masked", "%d", m->masked);
+        tdx_finding_fact(c->l, f, "gather", "%d", gather);
         f->expected_gain = m->ptx_bits <= 16 ? 1.25 : 1.1;
         tdx_buf ev;
         tdx_buf_init(&ev, 0);

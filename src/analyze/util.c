@@ -121,6 +121,8 @@ typedef struct trace {
     size_t nseen;
     int *via;
     int bit;
+    const char *const *names; /* tdx_an__through: the op names looked for */
+    int found;
 } trace;
 
 // Mark the function arguments value `v` is computed from.
@@ -146,7 +148,12 @@ static void trace_value(trace *t, const char *v, int depth)
     if (t->nseen == sizeof t->seen / sizeof t->seen[0])
         return;
     t->seen[t->nseen++] = d;
-    for (size_t i = 0; i < d->noperands; i++)
+    for (size_t i = 0; t->names && d->name && t->names[i]; i++)
+        if (strcmp(d->name, t->names[i]) == 0) {
+            t->found = 1;
+            return;
+        }
+    for (size_t i = 0; i < d->noperands && !t->found; i++)
         trace_value(t, d->operands[i], depth + 1);
 }
 
@@ -163,4 +170,22 @@ void tdx_an__args_of(const tdx_ir_module *m, const tdx_ir_op *op, size_t operand
     t->bit = bit;
     trace_value(t, op->operands[operand], 0);
     free(t);
+}
+
+int tdx_an__through(const tdx_ir_module *m, const tdx_ir_op *op, size_t operand, const char *const *names)
+{
+    if (!m || !m->funcs.len || !op || operand >= op->noperands || !names)
+        return 0;
+    trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return 0;
+    int via[TDX_AN_MAX_ARGS] = {0};
+    t->m = m;
+    t->fn = m->funcs.items[0];
+    t->via = via;
+    t->names = names;
+    trace_value(t, op->operands[operand], 0);
+    int found = t->found;
+    free(t);
+    return found;
 }

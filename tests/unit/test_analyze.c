@@ -168,6 +168,48 @@ static void test_l2_locations_and_cites(void **state)
     tdx_an_capture_free(&c);
 }
 
+// What TDX200 says of a scalar access: a gather through // or % points at
+// row-grid (no hint makes its neighbours contiguous); a lost alignment
+// (scale_rows_lostdiv: stride under do_not_specialize) at alignment-hints.
+// And TDX209 where the tile, not the address, caps the width.
+static const tdx_finding *first_of(const tdx_ledger *l, const char *rule)
+{
+    for (size_t i = 0; i < tdx_ledger_count(l); i++)
+        if (strcmp(tdx_ledger_at(l, i)->rule->id, rule) == 0)
+            return tdx_ledger_at(l, i);
+    return NULL;
+}
+
+static void test_l2_scalar_causes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture, *rule, *family, *gather, *hypothesis;
+    } cases[] = {
+        {"channel_gather", "TDX200", "row-grid", "1", "a division or a remainder"},
+        {"scale_rows_lostdiv", "TDX200", "alignment-hints", "0", "AxisInfo could not prove"},
+        {"gelu_fp16_b256", "TDX209", "retune", NULL, "the tile is too small for the threads: 2 global accesses "
+                                                      "move 4 of 16 bytes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tdx_an_capture c;
+        load_case(cases[i].fixture, &c);
+        tdx_ledger l;
+        tdx_ledger_init(&l);
+        assert_int_equal(tdx_an_attribute(&c.kernels[0], NULL, &l), TDX_OK);
+        const tdx_finding *f = first_of(&l, cases[i].rule);
+        assert_non_null(f);
+        assert_string_equal(f->family, cases[i].family);
+        if (cases[i].gather)
+            assert_string_equal(tdx_finding_get_fact(f, "gather"), cases[i].gather);
+        assert_non_null(f->hypothesis);
+        if (!strstr(f->hypothesis, cases[i].hypothesis))
+            fail_msg("%s: hypothesis \"%s\" lacks \"%s\"", cases[i].fixture, f->hypothesis, cases[i].hypothesis);
+        tdx_ledger_free(&l);
+        tdx_an_capture_free(&c);
+    }
+}
+
 // A two-pass kernel (tests/data/analyze/ir/twopass, captured from the
 // twopass.py next to it): the static estimate counts x read twice.
 static void test_l2_reread(void **state)
@@ -236,6 +278,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_l2_fixtures),
         cmocka_unit_test(test_l2_locations_and_cites),
+        cmocka_unit_test(test_l2_scalar_causes),
         cmocka_unit_test(test_l2_reread),
         cmocka_unit_test(test_levels_wired),
         cmocka_unit_test(test_cli_usage),
