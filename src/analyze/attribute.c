@@ -277,8 +277,6 @@ static void rule_transpose_copy(l2ctx *c)
         if (seen)
             continue;
         int ideal = (int)((m->ptx_count * m->ptx_bits + 127) / 128);
-        if (ideal >= m->ptx_count)
-            continue; /* already as few accesses as its bytes allow (two fp16 in one b32) */
         const char *name = m->loc.name ? m->loc.name : NULL;
         char what[128], msg[320];
         snprintf(what, sizeof what, "copy %s", name ? name : "-");
