@@ -97,6 +97,34 @@ static json_t *results_doc(const tdx_bench_results *r, const char *device, int m
     return doc;
 }
 
+/* What every results file says alike at its top level: the device (NULL
+ * when they differ or none says) and the deepest level (-1 likewise), so a
+ * merged slice of an ablation keeps its level. */
+static void common_settings(int n, char **files, char *device, size_t device_len, int *max_level)
+{
+    device[0] = '\0';
+    *max_level = -1;
+    int dev_ok = 1, lvl_ok = 1;
+    for (int i = 0; i < n; i++) {
+        json_t *doc = json_load_file(files[i], 0, NULL);
+        const char *d = json_string_value(json_object_get(doc, "device"));
+        json_t *l = json_object_get(doc, "max_level");
+        if (!d || (i > 0 && strcmp(device, d) != 0))
+            dev_ok = 0;
+        else if (i == 0)
+            snprintf(device, device_len, "%s", d);
+        if (!json_is_integer(l) || (i > 0 && *max_level != (int)json_integer_value(l)))
+            lvl_ok = 0;
+        else if (i == 0)
+            *max_level = (int)json_integer_value(l);
+        json_decref(doc);
+    }
+    if (!dev_ok)
+        device[0] = '\0';
+    if (!lvl_ok)
+        *max_level = -1;
+}
+
 /* Join results files into one table (and one results file when json is set). */
 static int merge(int n, char **files, const char *md, const char *json)
 {
@@ -124,7 +152,10 @@ static int merge(int n, char **files, const char *md, const char *json)
     }
     tdx_buf_free(&b);
     if (json) {
-        json_t *doc = results_doc(&r, NULL, -1);
+        char device[256];
+        int level;
+        common_settings(n, files, device, sizeof device, &level);
+        json_t *doc = results_doc(&r, device[0] ? device : NULL, level);
         if (!doc || json_dump_file(doc, json, JSON_INDENT(1)) != 0)
             rc = TDX_EXIT_FAILED;
         json_decref(doc);

@@ -8,7 +8,8 @@
  * compile_build_s, torch_baseline, torch_note, rounds, kept, levels,
  * families, seconds, gpu_runs, compiles, tokens; a results file is
  * {"schema": "tritondx/bench", "version": 1, "rows": [...]} (or a bare
- * array). Missing numbers are < 0. Older rows' "eager_s" / "compile_s"
+ * array), with "device" and "max_level" (--max-level) when known; a merge
+ * keeps those two where every merged file agrees. Missing numbers are < 0. Older rows' "eager_s" / "compile_s"
  * (seconds) are read too.
  *
  * The torch columns time the task's torch_impl (else its reference, marked

@@ -81,6 +81,18 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     assert len(mrows) == 4 and {r["torch_baseline"] for r in mrows} == {"torch_impl", "reference"}
     assert all(r["eager_ms"] > 0 for r in mrows)
     assert (tmp_path / "merged.md").read_text().count("| rowsum_loop") == 2  # rowsum_loop.py and rowsum_loop_b.py
+    # the slices' common settings stay: the deepest level (an ablation's merged parts keep theirs)
+    mdoc = json.loads(merged.read_text())
+    assert mdoc["max_level"] == 0 and mdoc.get("device") == doc.get("device")
+    # slices run to different levels: the merged file names none
+    doc["max_level"] = 3
+    (tmp_path / "deeper.json").write_text(json.dumps(doc))
+    mixed = tmp_path / "mixed.json"
+    m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "deeper.json"),
+                        "--markdown", str(tmp_path / "mixed.md"), "--json", str(mixed)],
+                       capture_output=True, text=True, timeout=60)
+    assert m.returncode == 0, m.stderr
+    assert "max_level" not in json.loads(mixed.read_text())
 
 
 def test_bench_without_torch_leaves_the_columns_empty(tmp_path):
