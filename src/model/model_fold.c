@@ -1,6 +1,7 @@
 /* Folding integers in the non-jit code: literals, module and function
  * constants, launch keywords (META["BLOCK"] in grid lambdas), triton.cdiv,
  * next_power_of_2, min / max and arithmetic; and the launch grid size. */
+#include <limits.h>
 #include <string.h>
 
 #include "model/model_int.h"
@@ -141,7 +142,7 @@ static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n
         break;
     case TDX_SRC_UNARYOP:
         if (n->op == TDX_OP_MINUS && fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_OPERAND), &a))
-            *v = -a, ok = 1;
+            ok = !__builtin_sub_overflow(0LL, a, v); /* a value out of range folds to nothing */
         else if (n->op == TDX_OP_PLUS)
             ok = fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_OPERAND), v);
         break;
@@ -149,14 +150,13 @@ static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n
         if (!fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_LEFT), &a) ||
             !fold_expr(fx, before, tdx_src_kid(n, TDX_SRC_R_RIGHT), &b))
             break;
-        ok = 1;
         switch (n->op) {
-        case TDX_OP_PLUS: *v = a + b; break;
-        case TDX_OP_MINUS: *v = a - b; break;
-        case TDX_OP_STAR: *v = a * b; break;
+        case TDX_OP_PLUS: ok = !__builtin_add_overflow(a, b, v); break;
+        case TDX_OP_MINUS: ok = !__builtin_sub_overflow(a, b, v); break;
+        case TDX_OP_STAR: ok = !__builtin_mul_overflow(a, b, v); break;
         case TDX_OP_DSLASH: ok = b > 0 && a >= 0; if (ok) *v = a / b; break;
         case TDX_OP_PERCENT: ok = b > 0 && a >= 0; if (ok) *v = a % b; break;
-        case TDX_OP_LSHIFT: ok = b >= 0 && b < 62; if (ok) *v = a << b; break;
+        case TDX_OP_LSHIFT: ok = a >= 0 && b >= 0 && b < 62 && a <= (LLONG_MAX >> b); if (ok) *v = a << b; break;
         case TDX_OP_RSHIFT: ok = b >= 0 && b < 63; if (ok) *v = a >> b; break;
         default: ok = 0; break;
         }
@@ -170,7 +170,7 @@ static int fold_expr(fold *fx, const tdx_src_node *before, const tdx_src_node *n
         if ((strcmp(name, "cdiv") == 0) && na == 2 &&
             fold_expr(fx, before, tdx_src_call_arg(n, 0), &a) &&
             fold_expr(fx, before, tdx_src_call_arg(n, 1), &b) && b > 0 && a >= 0) {
-            *v = (a + b - 1) / b, ok = 1;
+            *v = a / b + (a % b != 0), ok = 1;
         } else if (strcmp(name, "next_power_of_2") == 0 && na == 1 &&
                    fold_expr(fx, before, tdx_src_call_arg(n, 0), &a) && a >= 0 &&
                    a < (1LL << 40)) {
@@ -262,9 +262,8 @@ long long tdx_km_grid_size(const tdx_km_file *f, const tdx_km_launch *l)
         if (g->nkids == 0)
             return -1;
         for (uint32_t i = 0; i < g->nkids; i++) {
-            if (!fold_expr(&fx, before, g->kids[i], &v) || v < 0)
+            if (!fold_expr(&fx, before, g->kids[i], &v) || v < 0 || __builtin_mul_overflow(total, v, &total))
                 return -1;
-            total *= v;
         }
         return total;
     }

@@ -92,7 +92,8 @@ static void scale_axes(tdx_km_val *r, const tdx_km_val *t, const tdx_km_val *s)
                 ax->mult = TDX_KM_MULT_CONST;
                 ax->mult_const = s->ival;
             } else if (ax->mult == TDX_KM_MULT_CONST) {
-                ax->mult_const *= s->ival;
+                if (__builtin_mul_overflow(ax->mult_const, s->ival, &ax->mult_const))
+                    ax->mult = TDX_KM_MULT_OTHER; /* past a long long: some other factor */
             } else {
                 ax->mult = TDX_KM_MULT_OTHER;
             }

@@ -94,10 +94,10 @@ static tile tile_of(const source *s)
                 continue;
             long long v;
             const tdx_src_node *w;
-            if (!size_value(s, ax->size, &v, &w) || v <= 0)
-                ok = 0;
+            if (!size_value(s, ax->size, &v, &w) || v <= 0 || __builtin_mul_overflow(prod, v, &prod))
+                ok = 0; /* unknown, or a tile past a long long: no count */
             else
-                prod *= v, any = 1, where = w ? w : where;
+                any = 1, where = w ? w : where;
         }
         if (ok && any && prod > t.elems)
             t.elems = prod, t.elems_where = where;

@@ -309,6 +309,10 @@ static void folding_integers(void **state)
                "D = triton.next_power_of_2(1000) + max(A, 7) - min(2, A) // 1\n"
                "E = unknown_call()\n"
                "F = F + 1\n"
+               "H = 100000 * 7433941784912898732\n"
+               "I = -(-9223372036854775807 - 1)\n"
+               "J = 4 << 61\n"
+               "K = triton.cdiv(9223372036854775807, 2)\n"
                "def f(n):\n"
                "    A = 5\n"
                "    G = A * 2\n"
@@ -319,6 +323,8 @@ static void folding_integers(void **state)
     struct { const char *name; int known; long long value; } cases[] = {
         {"A", 1, 3}, {"B", 1, 1024}, {"C", 1, 342 * 3}, {"D", 1, 1024 + 7 - 2},
         {"E", 0, 0}, {"F", 0, 0},
+        /* out of a long long's range: unknown, not wrapped */
+        {"H", 0, 0}, {"I", 0, 0}, {"J", 0, 0}, {"K", 1, 4611686018427387904LL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         /* find the NAME node of the target to fold it */
