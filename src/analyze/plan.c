@@ -5,6 +5,7 @@
  * (pipeliner), ptxas (registers). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/an_int.h"
@@ -240,6 +241,48 @@ static void plan_dot(const tdx_finding *f, const tdx_an_kernel *k, const char *s
             p->predict = TDX_AN_PRED_NONE;
         }
     }
+}
+
+// Plan for a tile too small for its threads (TDX209): the constexpr whose
+// value is the tile's size, raised until each thread holds 16 bytes.
+static void plan_narrow(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *out, size_t *n, size_t max)
+{
+    const char *tile = tdx_finding_get_fact(f, "tile");
+    const char *per = tdx_finding_get_fact(f, "per_thread");
+    const char *thr = tdx_finding_get_fact(f, "threads");
+    long long t = tile ? strtoll(tile, NULL, 10) : 0, pt = per ? strtoll(per, NULL, 10) : 0,
+              threads = thr ? strtoll(thr, NULL, 10) : 0; /* facts TDX209 wrote as %lld / %d */
+    const tdx_ir_mem *m = NULL;
+    for (size_t i = 0; i < k->ir->nmems && !m; i++)
+        if (k->ir->mems[i].loc.site.line == f->line && !k->ir->mems[i].is_async)
+            m = &k->ir->mems[i];
+    if (!m || t <= 0 || pt <= 0 || threads <= 0 || m->elem_bits <= 0 || pt * m->elem_bits >= 128)
+        return;
+    const tdx_an_arg *b = NULL;
+    for (size_t i = 0; i < k->nargs && !b; i++)
+        if (k->args[i].type && strcmp(k->args[i].type, "constexpr") == 0 && k->args[i].has_value &&
+            k->args[i].value == t)
+            b = &k->args[i];
+    long long want = t;
+    while (want / threads * m->elem_bits < 128 && want < (1LL << 20))
+        want *= 2; /* double the tile until each thread holds 16 bytes */
+    tdx_an_plan *p = new_plan(out, n, max, f, "TDX314", b ? TDX_AN_PRED_VEC_UP : TDX_AN_PRED_NONE);
+    if (!p)
+        return;
+    p->store = m->is_store;
+    snprintf(p->title, sizeof p->title, "a %lld-element tile over %lld threads: %lld element%s a thread", t,
+             threads, pt, pt == 1 ? "" : "s");
+    snprintf(p->cause, sizeof p->cause,
+             "the layout gives each thread %lld contiguous element%s (%lld bits), and the lowering's vector is at "
+             "most that: a 128-bit access needs %d",
+             pt, pt == 1 ? "" : "s", pt * m->elem_bits, 128 / m->elem_bits);
+    if (!b)
+        return; /* the tile's size is no constexpr of the launch: nothing to recompile with */
+    snprintf(p->change, sizeof p->change, "%s %lld -> %lld", b->name, t, want);
+    set_arg(p, "--constexpr");
+    char kv[160];
+    snprintf(kv, sizeof kv, "%s:%s=%lld", k->name, b->name, want);
+    set_arg(p, kv);
 }
 
 /* ---- loops, registers, reductions -------------------------------------------- */
@@ -598,6 +641,8 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
             plan_copy(f, k, src, len, out, &n, max);
         else if (strcmp(r, "TDX208") == 0)
             plan_atomic(f, k, src, len, out, &n, max);
+        else if (strcmp(r, "TDX209") == 0)
+            plan_narrow(f, k, out, &n, max);
         if (n > before && merge(out, n))
             n--;
     }

@@ -94,6 +94,9 @@ static void test_plan_dots_loops_spills(void **state)
     expect_plan("rowsum_loop", "TDX307", TDX_AN_PRED_PIPELINED, NULL, NULL);
     expect_plan("colsum", "TDX309", TDX_AN_PRED_NONE, NULL, NULL);
     expect_plan("index64", "TDX311", TDX_AN_PRED_NONE, NULL, NULL);
+    /* a tile too small for its threads: the block constexpr raised to 16 bytes a thread */
+    expect_plan("gelu_fp16_b256", "TDX314", TDX_AN_PRED_VEC_UP, "--constexpr", "gelu_kernel:BLOCK=1024");
+    expect_plan("branch_while", "TDX314", TDX_AN_PRED_VEC_UP, "--constexpr", "branch_kernel:BLOCK=512");
     /* the fp32 ieee dot, its precision a constexpr: changed at the launch */
     expect_plan("dot_fp32_ieee", "TDX302", TDX_AN_PRED_DOT_TC, "--constexpr", "matmul_kernel:PRECISION=tf32");
     tdx_an_plan plans[8];
@@ -155,6 +158,9 @@ static void test_check_pairs(void **state)
     assert_non_null(strstr(tdx_buf_str(&ev), "ld.global.v4.b32"));
     tdx_buf_reset(&ev);
     assert_int_equal(check_pair("add_nodiv", "add_v4", TDX_AN_PRED_VEC_UP, 20, 1, r, sizeof r, &ev), 1);
+    /* gelu at BLOCK=256 and at 1024: the same load, one b32 a thread, then four */
+    assert_int_equal(check_pair("gelu_fp16_b256", "gelu_fp16", TDX_AN_PRED_VEC_UP, 28, 0, r, sizeof r, NULL), 1);
+    assert_string_equal(r, "load vec 1 -> 4 (ld.global.L1::evict_first.L2::cache_hint.v4.b32)");
     /* an unchanged compile refutes */
     assert_int_equal(check_pair("add_mask_nodiv", "add_mask_nodiv", TDX_AN_PRED_VEC_UP, 18, 0, r, sizeof r, NULL),
                      0);

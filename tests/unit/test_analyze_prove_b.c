@@ -75,6 +75,20 @@ static void test_range_stages(void **state)
     tdx_ledger_free(&l);
 }
 
+// Two halves a thread: BLOCK raised to 1024 gives each load a 128-bit vector.
+static void test_block_caps_vector(void **state)
+{
+    (void)state;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_cost cost = {0};
+    const tdx_finding *f = prove("narrow", "TDX314", 1, &l, &cost);
+    expect_proven(f, &l, "ld.global.b32", "ld.global.v4.b32");
+    assert_string_equal(tdx_finding_get_fact(f, "counterfactual"), "BLOCK 256 -> 1024");
+    assert_string_equal(f->family, "retune");
+    tdx_ledger_free(&l);
+}
+
 // Three stages of 128x256x128 fp16 tiles pipeline, but need more shared
 // memory than a CTA may use: the limit is reported on top of the proof.
 static void test_smem_limit(void **state)
@@ -120,7 +134,7 @@ static void test_atomic_relaxed(void **state)
     tdx_ledger l;
     tdx_ledger_init(&l);
     tdx_dx_cost cost = {0};
-    const tdx_finding *f = prove("scatter_acqrel", "TDX313", 2, &l, &cost); /* the loop's pipelining first */
+    const tdx_finding *f = prove("scatter_acqrel", "TDX313", 3, &l, &cost); /* its narrow tile and the loop's pipelining first */
     expect_proven(f, &l, "1 atomic at the line, 1 acq_rel", "1 atomic at the line, 0 acq_rel");
     assert_string_equal(tdx_finding_get_fact(f, "result"),
                         "1 atom.global.gpu.acq_rel.add.v2.f32 -> 1 atom.global.gpu.relaxed.add.v2.f32 at the line");
@@ -138,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_stages_pipelined),
         cmocka_unit_test(test_spills_warps),
         cmocka_unit_test(test_range_stages),
+        cmocka_unit_test(test_block_caps_vector),
         cmocka_unit_test(test_smem_limit),
         cmocka_unit_test(test_operand_k_major),
         cmocka_unit_test(test_atomic_relaxed),
