@@ -431,9 +431,9 @@ tdx_km_val tdx_km_call(tdx_km_ctx *c, const tdx_src_node *n)
             const tdx_src_node *x = tdx_src_call_arg(n, 0), *y = tdx_src_call_arg(n, 1);
             tdx_km_val a = x ? tdx_km_eval_expr(c, x) : tdx_km_v_none(), b = y ? tdx_km_eval_expr(c, y) : tdx_km_v_none();
             tdx_km_val v = tdx_km_merge(&a, &b);
-            if ((a.flags & b.flags & TDX_KM_V_CONST) && b.ival > 0) {
+            if ((a.flags & b.flags & TDX_KM_V_CONST) && b.ival > 0 && a.ival >= 0) {
                 v.flags |= TDX_KM_V_CONST | TDX_KM_V_CONSTEXPR;
-                v.ival = (a.ival + b.ival - 1) / b.ival;
+                v.ival = a.ival / b.ival + (a.ival % b.ival != 0); /* no a + b - 1 to overflow */
             }
             return v;
         }

@@ -81,9 +81,10 @@ tdx_km_val tdx_km_eval_expr(tdx_km_ctx *c, const tdx_src_node *n)
     }
     case TDX_SRC_UNARYOP: {
         tdx_km_val v = tdx_km_eval_expr(c, tdx_src_kid(n, TDX_SRC_R_OPERAND));
+        int unknown = n->op == TDX_OP_NOT || n->op == TDX_OP_TILDE;
         if (n->op == TDX_OP_MINUS && (v.flags & TDX_KM_V_CONST))
-            v.ival = -v.ival;
-        else if (n->op == TDX_OP_NOT || n->op == TDX_OP_TILDE)
+            unknown = __builtin_sub_overflow(0LL, v.ival, &v.ival); /* -LLONG_MIN: not a known constant */
+        if (unknown)
             v.flags &= ~TDX_KM_V_CONST;
         v.base = v.param = NULL;
         return v;

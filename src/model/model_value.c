@@ -1,6 +1,7 @@
 /* The value algebra of kernel folding: how tl.arange offsets combine under
  * +, *, //, % and subscripts into per-axis strides, and which flags (loaded,
  * reduced, dotted, epilogue ...) a result inherits from its operands. */
+#include <limits.h>
 #include <string.h>
 
 #include "model/model_ctx.h"
@@ -124,10 +125,9 @@ tdx_km_val tdx_km_binop(tdx_km_ctx *c, int op, const tdx_km_val *l, const tdx_km
     switch (op) {
     case TDX_OP_PLUS:
     case TDX_OP_MINUS:
-        if (both_const) {
-            v.flags |= TDX_KM_V_CONST;
-            v.ival = op == TDX_OP_PLUS ? a + b : a - b;
-        }
+        if (both_const && !(op == TDX_OP_PLUS ? __builtin_add_overflow(a, b, &v.ival)
+                                               : __builtin_sub_overflow(a, b, &v.ival)))
+            v.flags |= TDX_KM_V_CONST; /* past a long long: not a known constant */
         if (l->base)
             v.base = l->base;
         else if (r->base && op == TDX_OP_PLUS)
@@ -152,10 +152,8 @@ tdx_km_val tdx_km_binop(tdx_km_ctx *c, int op, const tdx_km_val *l, const tdx_km
             v.flags |= TDX_KM_V_DOT;
         break;
     case TDX_OP_STAR: {
-        if (both_const) {
+        if (both_const && !__builtin_mul_overflow(a, b, &v.ival))
             v.flags |= TDX_KM_V_CONST;
-            v.ival = a * b;
-        }
         int la = tdx_km_has_axes(l) && !(l->flags & TDX_KM_V_DATA);
         int ra = tdx_km_has_axes(r) && !(r->flags & TDX_KM_V_DATA);
         if (la && !tdx_km_has_axes(r))
@@ -181,7 +179,7 @@ tdx_km_val tdx_km_binop(tdx_km_ctx *c, int op, const tdx_km_val *l, const tdx_km
     case TDX_OP_SLASH:
     case TDX_OP_DSLASH:
     case TDX_OP_PERCENT:
-        if (both_const && b != 0) {
+        if (both_const && b != 0 && !(a == LLONG_MIN && b == -1)) {
             v.flags |= TDX_KM_V_CONST;
             if (op == TDX_OP_PERCENT) {
                 v.ival = a % b;
@@ -203,7 +201,7 @@ tdx_km_val tdx_km_binop(tdx_km_ctx *c, int op, const tdx_km_val *l, const tdx_km
         tdx_km_mark_epilogue(&v, l, r);
         break;
     case TDX_OP_LSHIFT:
-        if (both_const && b >= 0 && b < 62) {
+        if (both_const && a >= 0 && b >= 0 && b < 62 && a <= (LLONG_MAX >> b)) {
             v.flags |= TDX_KM_V_CONST;
             v.ival = a << b;
         }
