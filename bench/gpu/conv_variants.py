@@ -15,29 +15,15 @@ repetitions, L2 flushed by it).
 """
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import load, sub  # noqa: E402
+from variant_util import ROOT, chain, load, sub  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VAR = os.path.join(ROOT, "bench", "variants")
-TDX = os.environ.get("TDX", os.path.join(ROOT, "build", "tritondx"))
-
-
-def rewrite(family, path):
-    """The text of the first candidate of a built-in family on a task file."""
-    d = tempfile.mkdtemp()
-    r = subprocess.run([TDX, "rewrite", "--family", family, "--out-dir", d, path],
-                       capture_output=True, text=True, check=True)
-    first = r.stdout.splitlines()[0].split("\t")[0]
-    with open(first) as f:
-        return f.read()
 
 
 def launch_kw(text, **kw):
@@ -133,10 +119,8 @@ def main():
     print("|---|---|---|---|")
     for name in ("conv1d", "conv2d"):
         task = os.path.join(ROOT, "bench", "tasks", f"{name}.py")
-        text = rewrite("block-outputs", task)
-        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-            f.write(text)
-        dot = rewrite("dot-accumulate", f.name)
+        text = chain(task, "block-outputs")
+        dot = chain(task, "block-outputs", "dot-accumulate")
         base = load(text, name + "_base")
         ins = base.make_inputs(base.SHAPES["bench"], device="cuda", seed=0)
         ref = base.torch_impl(*ins)

@@ -1,5 +1,6 @@
-"""On the GPU machine: the fp32 square matmul's kept kernel (bench/variants/matmul_fp32_tma.py:
-retune + operand-layout + tensor-descriptors, 128 x 256 x 32, 8 warps, 3 stages) with one knob
+"""On the GPU machine: the fp32 square matmul's kept kernel (made here by the binary, $TDX,
+default build/tritondx: retune's first candidate, 128 x 256 x 32, 8 warps, 3 stages, then
+operand-layout, then tensor-descriptors, as the suite keeps them) with one knob
 changed at a time, beside torch's `a @ b` (TF32, as the task allows): the programs in grouped
 order (GROUP_M rows of tiles share their B columns in L2), 4 stages, 256 x 128. Not here: the
 K loop warp-specialized (`tl.range(..., warp_specialize=True)`): compiled ahead of time for
@@ -7,7 +8,7 @@ sm_90 by Triton 3.6 the loop keeps the attribute but is not partitioned (no ttg.
 op, the same 154 registers and 147,480 bytes of shared memory). Each variant is compared with the kept
 kernel's output on the bench shape and timed with triton.testing.do_bench (median ms).
 
-    python3 bench/gpu/mm_fp32_variants.py
+    TDX=build/tritondx python3 bench/gpu/mm_fp32_variants.py
 """
 import os
 import re
@@ -17,10 +18,9 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import load, sub, time_row  # noqa: E402
+from variant_util import ROOT, chain, load, sub, time_row  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KEPT = os.path.join(ROOT, "bench", "variants", "matmul_fp32_tma.py")
+TASK = os.path.join(ROOT, "bench", "tasks", "matmul_fp32_square.py")
 
 GROUPED = """    _pid = tl.program_id(0)
     _npm = tl.cdiv(M, BLOCK_M)
@@ -66,8 +66,7 @@ def tile_256x128(text):
 
 
 def main():
-    with open(KEPT) as f:
-        kept_text = f.read()
+    kept_text = chain(TASK, "retune", "operand-layout", "tensor-descriptors")
     kept = load(kept_text, "mm_kept")
     ins = kept.make_inputs(kept.SHAPES["bench"], device="cuda")
     torch.backends.cuda.matmul.allow_tf32 = True

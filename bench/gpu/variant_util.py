@@ -1,9 +1,39 @@
-"""What the GPU variant scripts share: a kernel's text loaded as a module,
-a text edit that must apply, and one timed row of a variants table."""
+"""What the GPU variant scripts share: a kernel made by chained rewrites of
+the binary, a kernel's text loaded as a module, a text edit that must apply,
+and one timed row of a variants table."""
 import importlib.util
 import os
+import subprocess
 import sys
 import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TDX = os.environ.get("TDX", os.path.join(ROOT, "build", "tritondx"))
+
+
+def rewrite(family, path, pick=1):
+    """The text of candidate number pick (from 1) of a built-in family on a task file."""
+    d = tempfile.mkdtemp()
+    r = subprocess.run([TDX, "rewrite", "--family", family, "--out-dir", d, path],
+                       capture_output=True, text=True, check=True)
+    lines = r.stdout.splitlines()
+    if len(lines) < pick:
+        raise SystemExit(f"{family} made {len(lines)} candidates on {path}, not {pick}")
+    with open(lines[pick - 1].split("\t")[0]) as f:
+        return f.read()
+
+
+def chain(path, *steps):
+    """The text made by rewriting the task file at path with each step in turn:
+    a step is a family name (its first candidate) or (family, pick)."""
+    text = None
+    for step in steps:
+        family, pick = (step, 1) if isinstance(step, str) else step
+        text = rewrite(family, path, pick)
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(text)
+        path = f.name
+    return text
 
 
 def load(text, name):
