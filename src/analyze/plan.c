@@ -243,9 +243,57 @@ static void plan_dot(const tdx_finding *f, const tdx_an_kernel *k, const char *s
     }
 }
 
-// Plan for a tile too small for its threads (TDX209): the constexpr whose
-// value is the tile's size, raised until each thread holds 16 bytes.
-static void plan_narrow(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *out, size_t *n, size_t max)
+// The task's source parsed into arena a (initialised here, freed by the
+// caller), or NULL when there is none or it does not parse.
+static tdx_src_module *parse_task(const tdx_finding *f, const char *src, size_t len, tdx_arena *a)
+{
+    tdx_arena_init(a, 0);
+    if (!src)
+        return NULL;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_src_module *m = NULL;
+    if (tdx_src_parse(f->file, src, len, a, &d, &m) != TDX_OK)
+        m = NULL;
+    tdx_diags_free(&d);
+    return m;
+}
+
+// The name that sizes the 1-D tile of the access on the finding's line: the
+// end of the tl.arange its address is folded from (`offs = pid * BLOCK +
+// tl.arange(0, BLOCK)` gives "BLOCK"), in arena a (initialised here, freed by
+// the caller); NULL when the source, the access or a named end is not there.
+static const char *tile_size_name(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
+                                  tdx_arena *a)
+{
+    tdx_src_module *m = parse_task(f, src, len, a);
+    tdx_km_file *km = NULL;
+    if (!m || tdx_km_build(m, a, &km) != TDX_OK)
+        return NULL;
+    const char *name = NULL;
+    for (size_t i = 0; i < km->kernels.len; i++) {
+        const tdx_km_kernel *kk = km->kernels.items[i];
+        if (kk->is_helper || strcmp(kk->name, k->name) != 0)
+            continue;
+        for (size_t j = 0; j < kk->accesses.len; j++) {
+            const tdx_km_access *acc = kk->accesses.items[j];
+            if (acc->helper || f->line < acc->call->line || f->line > acc->call->end_line ||
+                acc->addr.rank != 1 || !tdx_src_is_name(acc->addr.axis[0].size, NULL))
+                continue;
+            if (name && strcmp(name, acc->addr.axis[0].size->name) != 0)
+                return NULL; /* two accesses on the line, tiled by different names */
+            name = acc->addr.axis[0].size->name;
+        }
+    }
+    return name;
+}
+
+// Plan for a tile too small for its threads (TDX209): the constexpr that
+// sizes the tile, raised until each thread holds 16 bytes. The constexpr is
+// the one the access's tl.arange ends at; without the source, the one whose
+// value is the tile's size, when only one has it.
+static void plan_narrow(const tdx_finding *f, const tdx_an_kernel *k, const char *src, size_t len,
+                        tdx_an_plan *out, size_t *n, size_t max)
 {
     const char *tile = tdx_finding_get_fact(f, "tile");
     const char *per = tdx_finding_get_fact(f, "per_thread");
@@ -258,11 +306,21 @@ static void plan_narrow(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_pla
             m = &k->ir->mems[i];
     if (!m || t <= 0 || pt <= 0 || threads <= 0 || m->elem_bits <= 0 || pt * m->elem_bits >= 128)
         return;
-    const tdx_an_arg *b = NULL;
-    for (size_t i = 0; i < k->nargs && !b; i++)
+    tdx_arena a;
+    const char *sized = tile_size_name(f, k, src, len, &a);
+    const tdx_an_arg *b = NULL, *named = NULL;
+    int same = 0; /* constexprs whose value is the tile's size */
+    for (size_t i = 0; i < k->nargs; i++)
         if (k->args[i].type && strcmp(k->args[i].type, "constexpr") == 0 && k->args[i].has_value &&
-            k->args[i].value == t)
-            b = &k->args[i];
+            k->args[i].value == t) {
+            if (same++ == 0)
+                b = &k->args[i];
+            if (sized && strcmp(k->args[i].name, sized) == 0)
+                named = &k->args[i];
+        }
+    if (named || same > 1)
+        b = named; /* two of the same value and none named: which one to raise is not known */
+    tdx_arena_free(&a);
     long long want = t;
     while (want / threads * m->elem_bits < 128 && want < (1LL << 20))
         want *= 2; /* double the tile until each thread holds 16 bytes */
@@ -276,8 +334,12 @@ static void plan_narrow(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_pla
              "the layout gives each thread %lld contiguous element%s (%lld bits), and the lowering's vector is at "
              "most that: a 128-bit access needs %d",
              pt, pt == 1 ? "" : "s", pt * m->elem_bits, 128 / m->elem_bits);
-    if (!b)
+    if (!b) {
+        if (same > 1) /* the cause says why nothing is recompiled */
+            snprintf(p->cause + strlen(p->cause), sizeof p->cause - strlen(p->cause),
+                     "; %d constexprs equal the tile's %lld and the source names none of them", same, t);
         return; /* the tile's size is no constexpr of the launch: nothing to recompile with */
+    }
     snprintf(p->change, sizeof p->change, "%s %lld -> %lld", b->name, t, want);
     set_arg(p, "--constexpr");
     char kv[160];
@@ -471,22 +533,6 @@ static void plan_i64(const tdx_finding *f, const tdx_an_kernel *k, tdx_an_plan *
              ul && ua ? "; " : "", ua ? "an int argument specialized as i64" : "");
 }
 
-// The task's source parsed into arena a (initialised here, freed by the
-// caller), or NULL when there is none or it does not parse.
-static tdx_src_module *parse_task(const tdx_finding *f, const char *src, size_t len, tdx_arena *a)
-{
-    tdx_arena_init(a, 0);
-    if (!src)
-        return NULL;
-    tdx_diags d;
-    tdx_diags_init(&d);
-    tdx_src_module *m = NULL;
-    if (tdx_src_parse(f->file, src, len, a, &d, &m) != TDX_OK)
-        m = NULL;
-    tdx_diags_free(&d);
-    return m;
-}
-
 // Plan for a transposing copy (TDX207): the source names the operand whose
 // tensor runs along M or N (tdx_km_mn_major_operands); the counterfactual
 // passes it K-major with one copy on the launch's line, and predicts the
@@ -642,7 +688,7 @@ size_t tdx_an_plan_all(const tdx_ledger *l, const tdx_an_capture *c, const char 
         else if (strcmp(r, "TDX208") == 0)
             plan_atomic(f, k, src, len, out, &n, max);
         else if (strcmp(r, "TDX209") == 0)
-            plan_narrow(f, k, out, &n, max);
+            plan_narrow(f, k, src, len, out, &n, max);
         if (n > before && merge(out, n))
             n--;
     }

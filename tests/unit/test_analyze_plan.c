@@ -22,8 +22,9 @@ static void load_case(const char *name, tdx_an_capture *c)
 }
 
 // Plans for one fixture after its level 2 findings; the kernel source is
-// read for source-level changes (input precision).
-static size_t plan_case(const char *name, tdx_an_plan *plans, size_t max, tdx_an_capture *c, tdx_ledger *l)
+// read for source-level changes (input precision) unless no_src.
+static size_t plan_case_src(const char *name, int no_src, tdx_an_plan *plans, size_t max, tdx_an_capture *c,
+                            tdx_ledger *l)
 {
     load_case(name, c);
     tdx_ledger_init(l);
@@ -32,10 +33,16 @@ static size_t plan_case(const char *name, tdx_an_plan *plans, size_t max, tdx_an
     snprintf(path, sizeof path, "%s/ir/%s", TDX_TEST_DATA, c->kernels[0].file);
     char *src = NULL;
     size_t len = 0;
-    tdx_file_read(path, 1 << 20, &src, &len);
+    if (!no_src)
+        tdx_file_read(path, 1 << 20, &src, &len);
     size_t n = tdx_an_plan_all(l, c, src, len, plans, max);
     free(src);
     return n;
+}
+
+static size_t plan_case(const char *name, tdx_an_plan *plans, size_t max, tdx_an_capture *c, tdx_ledger *l)
+{
+    return plan_case_src(name, 0, plans, max, c, l);
 }
 
 // One fixture: exactly one plan with this rule, prediction and arguments.
@@ -119,6 +126,36 @@ static void test_plan_dots_loops_spills(void **state)
     for (size_t i = 0; i < sizeof clean / sizeof clean[0]; i++) {
         n = plan_case(clean[i], plans, 8, &c, &l);
         assert_int_equal(n, 0);
+        tdx_ledger_free(&l);
+        tdx_an_capture_free(&c);
+    }
+}
+
+// Two constexprs with the tile's value (ROWS = BLOCK = 128): the source's
+// tl.arange names the one to raise; without the source none is raised.
+static void test_plan_tile_name(void **state)
+{
+    (void)state;
+    for (int no_src = 0; no_src <= 1; no_src++) {
+        tdx_an_plan plans[8];
+        tdx_an_capture c;
+        tdx_ledger l;
+        size_t n = plan_case_src("rows_scale_eq", no_src, plans, 8, &c, &l);
+        const tdx_an_plan *p = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(plans[i].rule, "TDX314") == 0)
+                p = &plans[i];
+        assert_non_null(p);
+        if (!no_src) {
+            assert_int_equal(p->predict, TDX_AN_PRED_VEC_UP);
+            assert_int_equal(p->nargs, 2);
+            assert_string_equal(p->args[1], "rows_scale_kernel:BLOCK=512");
+            assert_string_equal(p->change, "BLOCK 128 -> 512");
+        } else {
+            assert_int_equal(p->predict, TDX_AN_PRED_NONE);
+            assert_int_equal(p->nargs, 0);
+            assert_non_null(strstr(p->cause, "2 constexprs equal the tile's 128"));
+        }
         tdx_ledger_free(&l);
         tdx_an_capture_free(&c);
     }
@@ -232,6 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_vectorization),
         cmocka_unit_test(test_plan_dots_loops_spills),
+        cmocka_unit_test(test_plan_tile_name),
         cmocka_unit_test(test_check_pairs),
         cmocka_unit_test(test_record),
     };

@@ -80,3 +80,16 @@ def channel_scale_kernel(x_ptr, s_ptr, z_ptr, n, HW, C, BLOCK: tl.constexpr):
     s = tl.load(s_ptr + c, mask=mask)
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(z_ptr + offs, x * s, mask=mask)
+
+
+@triton.jit
+def rows_scale_kernel(x_ptr, s_ptr, z_ptr, n_cols, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    # ROWS rows a program, each a BLOCK-wide tile; ROWS and BLOCK are given
+    # the same value, so only the tl.arange says which one sizes the tile.
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    for r in range(0, ROWS):
+        row = tl.program_id(0) * ROWS + r
+        s = tl.load(s_ptr + row)
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+        tl.store(z_ptr + row * n_cols + cols, x * s, mask=mask)
