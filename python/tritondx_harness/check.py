@@ -203,13 +203,97 @@ def poisoned_allocations(mode="nan"):
 
 # ---------------------------------------------------------------- comparing
 
+# Elements compared at a time: a bench-size output (up to 2^28 elements) is
+# read in slices in float64 on the output's own device, never copied whole
+# to the CPU or widened whole.
+CHUNK = 1 << 24
+
+
+class _Tally:
+    """What one pass over an output and its reference finds (see compare)."""
+
+    def __init__(self):
+        self.n_fin = 0            # elements whose reference is finite
+        self.nbad = 0             # ... where the output is not finite
+        self.first_bad = None     # flat index of the first such element
+        self.marker_hits = 0      # bad elements still holding MARKER in the marker run
+        self.sentinel_hits = 0    # int outputs: elements still holding the poison
+        self.ref_all_fin = True
+        self.nonfin_mismatch = False  # output differs where the reference is not finite
+        self.err_norm = 0.0
+        self.ref_norm = 0.0
+        self.max_abs = 0.0
+        self.first_o = None       # first output value where the reference is finite
+        self.first_r = None
+        self.o_const = True       # every such output value equals first_o
+        self.r_const = True
+
+
+def _tally(out, ref, marker_out=None):
+    """One pass over flat views of out and ref (ref on out's device), in
+    float64 slices of CHUNK elements."""
+    import math
+    import torch
+    t = _Tally()
+    o_all, r_all = out.reshape(-1), ref.reshape(-1)
+    is_int = not out.dtype.is_floating_point and not out.dtype.is_complex and out.dtype != torch.bool
+    sentinel = _fill_value(out.dtype, "nan") if is_int else None
+    mk_all, mk = None, None
+    if marker_out is not None and isinstance(marker_out, torch.Tensor) and marker_out.shape == out.shape:
+        mk_all = marker_out.detach().to(out.device).reshape(-1)
+        mk = torch.tensor(MARKER, dtype=marker_out.dtype).item()
+    for s in range(0, o_all.numel(), CHUNK):
+        oc_n, rc_n = o_all[s:s + CHUNK], r_all[s:s + CHUNK]
+        if is_int:
+            t.sentinel_hits += int(((oc_n == sentinel) & (rc_n != sentinel)).sum())
+        oc, rc = oc_n.to(torch.float64), rc_n.to(torch.float64)
+        fin = torch.isfinite(rc)
+        bad = ~torch.isfinite(oc) & fin
+        nb = int(bad.sum())
+        if nb:
+            if t.first_bad is None:
+                t.first_bad = s + int(bad.nonzero()[0, 0])
+            if mk_all is not None:
+                t.marker_hits += int(((mk_all[s:s + CHUNK] == mk) & bad).sum())
+        t.nbad += nb
+        nf = int(fin.sum())
+        if nf < fin.numel():
+            t.ref_all_fin = False
+            same = torch.isnan(oc) & torch.isnan(rc) | (oc == rc)
+            if not bool(same[~fin].all()):
+                t.nonfin_mismatch = True
+        if not nf:
+            continue
+        of, rf = (oc, rc) if nf == fin.numel() else (oc[fin], rc[fin])
+        d = of - rf
+        t.err_norm = math.hypot(t.err_norm, float(torch.linalg.vector_norm(d)))
+        t.ref_norm = math.hypot(t.ref_norm, float(torch.linalg.vector_norm(rf)))
+        t.max_abs = max(t.max_abs, float(d.abs().max()))
+        if t.first_o is None:
+            t.first_o, t.first_r = float(of[0]), float(rf[0])
+        t.o_const = t.o_const and bool((of == t.first_o).all())
+        t.r_const = t.r_const and bool((rf == t.first_r).all())
+        t.n_fin += nf
+    return t
+
+
+def _unravel(flat, shape):
+    """The index list of a flat position in a tensor of this shape."""
+    idx = []
+    for d in reversed(list(shape)):
+        idx.append(flat % d)
+        flat //= d
+    return idx[::-1]
+
+
 def compare(out, ref, tol, want_dtype=None, marker_out=None):
     """Verdict for one output against its reference.
 
     Returns {"ok", "reason", "message", "rel_err", "max_abs_err", ...}; reason
     is one of type, shape, dtype, unwritten, nan, constant, tolerance.
     `marker_out` is the same output from a run with MARKER poison, used to
-    tell unwritten elements from NaNs the kernel computed.
+    tell unwritten elements from NaNs the kernel computed. Compared in
+    float64 on the output's device, a slice at a time (_tally).
     """
     import torch
     res = {"ok": False, "reason": None, "message": None, "rel_err": None, "max_abs_err": None,
@@ -228,50 +312,33 @@ def compare(out, ref, tol, want_dtype=None, marker_out=None):
         res.update(reason="dtype", message=f"output dtype {res['dtype']} differs from the original "
                    f"kernel's {str(want_dtype).replace('torch.', '')}")
         return res
-    o = out.detach().to("cpu", torch.float64)
-    r = ref.detach().to("cpu", torch.float64)
+    o, r = out.detach(), ref.detach().to(out.device)
     if out.dtype.is_complex:
-        o, r = torch.view_as_real(out.detach().cpu()).double(), torch.view_as_real(ref.detach().cpu()).double()
-    ref_fin = torch.isfinite(r)
-    bad = ~torch.isfinite(o) & ref_fin
-    nbad = int(bad.sum())
-    if not out.dtype.is_floating_point and not out.dtype.is_complex and out.dtype != torch.bool:
-        sentinel = _fill_value(out.dtype, "nan")
-        unwritten = (out.detach().cpu() == sentinel) & (ref.detach().cpu() != sentinel)
-        if int(unwritten.sum()):
-            n = int(unwritten.sum())
-            res.update(reason="unwritten", message=f"{n} of {out.numel()} elements were never "
-                       "written (still hold the poison sentinel)", unwritten=n)
-            return res
-    if nbad:
-        unwritten = 0
-        if marker_out is not None and isinstance(marker_out, torch.Tensor) and \
-                marker_out.shape == out.shape:
-            mk = torch.tensor(MARKER, dtype=out.dtype).item()
-            unwritten = int(((marker_out.detach().cpu() == mk) & bad).sum())
-        if unwritten:
-            idx = [int(i) for i in bad.nonzero()[0].tolist()] if bad.dim() else []
-            res.update(reason="unwritten", message=f"{unwritten} of {out.numel()} elements were never "
-                       f"written (first at index {idx})", unwritten=unwritten)
+        o, r, marker_out = torch.view_as_real(o), torch.view_as_real(r), None
+    t = _tally(o, r, marker_out)
+    if t.sentinel_hits:
+        n = t.sentinel_hits
+        res.update(reason="unwritten", message=f"{n} of {out.numel()} elements were never "
+                   "written (still hold the poison sentinel)", unwritten=n)
+        return res
+    if t.nbad:
+        if t.marker_hits:
+            idx = _unravel(t.first_bad, o.shape)
+            res.update(reason="unwritten", message=f"{t.marker_hits} of {out.numel()} elements were never "
+                       f"written (first at index {idx})", unwritten=t.marker_hits)
         else:
-            res.update(reason="nan", message=f"{nbad} of {out.numel()} elements are NaN/Inf where "
-                       "the reference is finite", nonfinite=nbad)
+            res.update(reason="nan", message=f"{t.nbad} of {out.numel()} elements are NaN/Inf where "
+                       "the reference is finite", nonfinite=t.nbad)
         return res
     # where the reference is not finite the output must match it exactly
-    if not bool(ref_fin.all()):
-        same = torch.isnan(o) & torch.isnan(r) | (o == r)
-        if not bool(same[~ref_fin].all()):
-            res.update(reason="nan", message="output differs where the reference is NaN/Inf")
-            return res
-    of, rf = o[ref_fin], r[ref_fin]
-    diff = of - rf
-    err_norm = float(torch.linalg.vector_norm(diff)) if diff.numel() else 0.0
-    ref_norm = float(torch.linalg.vector_norm(rf)) if rf.numel() else 0.0
-    rel = err_norm / ref_norm if ref_norm > 0 else err_norm
+    if t.nonfin_mismatch:
+        res.update(reason="nan", message="output differs where the reference is NaN/Inf")
+        return res
+    rel = t.err_norm / t.ref_norm if t.ref_norm > 0 else t.err_norm
     res["rel_err"] = rel
-    res["max_abs_err"] = float(diff.abs().max()) if diff.numel() else 0.0
-    if of.numel() > 1 and bool((of == of.flatten()[0]).all()) and not bool((rf == rf.flatten()[0]).all()):
-        v = float(of.flatten()[0])
+    res["max_abs_err"] = t.max_abs
+    if t.n_fin > 1 and t.o_const and not t.r_const:
+        v = t.first_o
         what = "all zero" if v == 0 else f"constant ({v:g})"
         res.update(reason="constant", message=f"output is {what} where the reference is not")
         return res
@@ -362,20 +429,23 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
     if bench_shape:
         plan.append((task.shapes["bench"], seeds[0]))
     pre = None
+    phases = {}  # seconds of each part of the check
     if candidate and device == "cuda" and precompile.enabled():
         # the candidate's compiles, before the shared hold (precompile.py)
+        t0 = time.monotonic()
         shapes_seen = {}
         for shape, _ in plan:
             shapes_seen.setdefault(repr(shape), shape)
         pre = precompile.warm(task.path, [candidate], list(shapes_seen.values()), dtype)
+        phases["precompile"] = round(time.monotonic() - t0, 3)
     with gpulock.shared() if device == "cuda" else contextlib.nullcontext():
         if candidate:
-            cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s)
+            cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s, phases)
         else:
             cases = _check_in_process(task, plan, device, dtype, tf32)
     first_fail = next((c for c in cases if not c["ok"]), None)
     common = {"task": os.path.abspath(task_path), "candidate": os.path.abspath(candidate) if candidate else None,
-              "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases}
+              "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases, "phases_s": phases}
     if pre is not None:
         common["precompile"] = pre
     if first_fail is not None:
@@ -429,10 +499,13 @@ def _check_in_process(task, plan, device, dtype, tf32):
     return cases
 
 
-def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s=None):
+def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s=None, phases=None):
     """A candidate's launch run in a forked child (isolate.py) on every
     (shape, seed) of the plan, judged here against references this process
-    computes from the child's inputs."""
+    computes from the child's inputs. phases (a dict) gets the seconds of
+    the child ("child": inputs, launches, transfers) and of the judging
+    ("judge": references, the original's dtypes, comparisons)."""
+    phases = {} if phases is None else phases
     import torch
     from .isolate import run_candidate
     # the same tensors run twice, new values written in between: the first
@@ -447,7 +520,9 @@ def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s
         kind = got["failure"][2] if len(got["failure"]) > 2 else INCORRECT
         return [{"shape": None, "seed": None, "ok": False, "reason": reason, "message": message,
                  "error_kind": kind}]
-    per_case = (time.monotonic() - t0) / max(1, len(plan))
+    phases["child"] = round(time.monotonic() - t0, 3)
+    per_case = phases["child"] / max(1, len(plan))
+    t0 = time.monotonic()
     if task.kind == "kernelbench":
         task.inputs(plan[0][0], device, plan[0][1], dtype)  # builds the reference model
     cases, want, refs_of = [], {}, []
@@ -488,6 +563,7 @@ def _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s
                             "written into them, launch returned a wrong result (" + case["message"] +
                             "): it caches on its inputs' identity")
         cases.append(case)
+    phases["judge"] = round(time.monotonic() - t0, 3)
     return cases
 
 

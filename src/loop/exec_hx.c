@@ -321,6 +321,7 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     memset(res, 0, sizeof *res);
     res->timing.fraction = -1;
     res->time_s = -1;
+    res->start_s = res->precompile_s = res->child_s = res->judge_s = -1;
     const char *dev = x->device ? x->device : "cuda";
     const char *prog = x->test_timer ? x->test_timer : getenv("TDX_TEST_TIMER");
     if (strcmp(dev, "cuda") != 0 || (prog && *prog) || !env_on("TRITONDX_TRIAL", 1))
@@ -374,6 +375,12 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     res->time_s = res->timed && harness_time_s >= 0 ? harness_time_s : -1;
     res->check_s = res->time_s >= 0 ? wall - res->time_s : wall;
     res->check_wait_s = st ? -1 : num(r.json, "check_lock_wait_s");
+    double inner = num(r.json, "check_s");
+    res->start_s = inner >= 0 && res->check_s >= inner ? res->check_s - inner : -1;
+    json_t *ph = json_object_get(r.json, "phases_s");
+    res->precompile_s = num(ph, "precompile");
+    res->child_s = num(ph, "child");
+    res->judge_s = num(ph, "judge");
     res->time_wait_s = res->time_s >= 0 ? num(r.json, "time_lock_wait_s") : -1;
     tdx_hx_reply_free(&r);
     return TDX_OK;

@@ -259,6 +259,30 @@ static int even(const tdx_loop_timing *t)
     return t->cand_median_s > 0 && t->base_median_s > 0 && t->cand_median_s <= t->base_median_s + spread;
 }
 
+// The parts of a trial's check (start, precompile, child, judge; < 0 unknown).
+static void trial_parts(const tdx_loop_trial *tr, double parts[4])
+{
+    parts[0] = tr->start_s;
+    parts[1] = tr->precompile_s;
+    parts[2] = tr->child_s;
+    parts[3] = tr->judge_s;
+}
+
+// A journal entry's "check_parts_s": the parts of its check_s that are known.
+static void set_check_parts(json_t *e, const double parts[4])
+{
+    static const char *const names[4] = {"start", "precompile", "child", "judge"};
+    json_t *pj = NULL;
+    for (int i = 0; e && i < 4; i++)
+        if (parts[i] >= 0) {
+            pj = pj ? pj : json_object();
+            if (pj)
+                json_object_set_new(pj, names[i], json_real(parts[i]));
+        }
+    if (pj)
+        json_object_set_new(e, "check_parts_s", pj);
+}
+
 /* Try one candidate; returns 1 when it passed and was faster, 2 when it
  * passed and was even (within the spread), else 0 (timing in *t). It is
  * timed against the best kept so far, or, with against > 0, against the
@@ -280,6 +304,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
     const char *verdict = "rejected";
     double check_s = -1, time_s = -1; /* seconds of its check and its timing; -1 not run */
     double check_wait_s = -1, time_wait_s = -1; /* of those, waiting for the GPU lock; -1 unknown */
+    double parts[4] = {-1, -1, -1, -1};         /* of check_s: start, precompile, child, judge */
     tdx_loop_check chk = {0};
     memset(t, 0, sizeof *t);
     t->fraction = -1;
@@ -318,12 +343,14 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
             tdx_loop_trial tr;
             memset(&tr, 0, sizeof tr);
             tr.check_wait_s = tr.time_wait_s = -1;
+            tr.start_s = tr.precompile_s = tr.child_s = tr.judge_s = -1;
             tdx_status st = r->o->exec.trial(r->o->exec.ud, r->o->task_path, base_path, path, &tr);
             if (st)
                 tr.check_st = st;
             chk = tr.check;
             check_s = tr.check_s;
             check_wait_s = tr.check_wait_s;
+            trial_parts(&tr, parts);
             if (tr.check_st || !chk.ok)
                 snprintf(why, sizeof why, "check failed: %.480s",
                          chk.reason[0] ? chk.reason : tdx_status_str(tr.check_st));
@@ -390,6 +417,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
             json_object_set_new(w, "time", json_real(time_wait_s));
         json_object_set_new(e, "lock_wait_s", w);
     }
+    set_check_parts(e, parts);
     if (e && chk.sandbox_known)
         json_object_set_new(e, "sandbox", sandbox_json(&chk));
     if (e && t->base_median_s > 0)
@@ -650,17 +678,21 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         /* the task's own kernel must pass its check before anything is compared to it */
         tdx_loop_check chk = {0};
         tdx_loop_trial btr;
+        double base_parts[4] = {-1, -1, -1, -1};
         int base_timed = 0;
         double base_check_s, base_time_s = -1;
         if (o->exec.trial) {
             /* the task checked and timed alone, in one go where the executor can */
             tdx_loop__progress(&r, 0, 0, 0, "check+time");
+            memset(&btr, 0, sizeof btr);
+            btr.start_s = btr.precompile_s = btr.child_s = btr.judge_s = -1;
             st = o->exec.trial(o->exec.ud, o->task_path, NULL, o->task_path, &btr);
             if (!st)
                 st = btr.check_st;
             chk = btr.check;
             base_check_s = btr.check_s;
             base_timed = btr.timed;
+            trial_parts(&btr, base_parts);
         } else {
             tdx_loop__progress(&r, 0, 0, 0, "check");
             double c0 = tdx_loop__now_s();
@@ -705,6 +737,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         if (be) {
             json_object_set_new(be, "check_s", json_real(base_check_s));
             json_object_set_new(be, "time_s", json_real(base_time_s));
+            set_check_parts(be, base_parts);
         }
         /* the task's work, so that a report can place it on the roofline */
         if (be && t.bytes > 0)

@@ -94,6 +94,10 @@ typedef struct tdx_loop_trial {
     double check_s, time_s;       /* seconds of each step; time_s < 0 when it did not run */
     double check_wait_s, time_wait_s; /* of those, seconds spent waiting for the GPU lock
                                        * (shared by parallel tasks); < 0 unknown */
+    /* parts of check_s, < 0 unknown: the interpreter's start and imports, the candidate's
+     * compiles ahead of the check, its child (inputs, launches, transfers), the judging
+     * (references, comparisons) */
+    double start_s, precompile_s, child_s, judge_s;
 } tdx_loop_trial;
 
 typedef struct tdx_loop_exec {

@@ -64,6 +64,9 @@ def test_candidate_passes_and_is_reported():
     res = check_task(task("add.py"), device="cpu", candidate=task("cand_add_good.py"))
     assert res["ok"] is True, res["error"]
     assert res["candidate"].endswith("cand_add_good.py")
+    # where its seconds went: the candidate's child, then the judging here
+    assert set(res["phases_s"]) == {"child", "judge"}
+    assert res["phases_s"]["child"] > 0 and res["phases_s"]["judge"] > 0
 
 
 def test_candidate_with_another_dtype_fails():
@@ -191,6 +194,54 @@ def test_compare_tells_unwritten_from_nan():
     assert compare(out, ref, 1e-5, marker_out=marker)["reason"] == "unwritten"
     marker[3] = float("nan")
     assert compare(out, ref, 1e-5, marker_out=marker)["reason"] == "nan"
+
+
+def _whole(out, ref):
+    """The relative error norm and largest difference of out from ref in one piece."""
+    o, r = out.double().reshape(-1), ref.double().reshape(-1)
+    fin = torch.isfinite(r)
+    d = o[fin] - r[fin]
+    return float(torch.linalg.vector_norm(d) / torch.linalg.vector_norm(r[fin])), float(d.abs().max())
+
+
+def test_compare_in_slices_is_compare_in_one_piece(monkeypatch):
+    """Slices of 7 elements (a prime, so no slice lines up with a row) give the
+    verdicts and numbers of the whole tensor."""
+    import tritondx_harness.check as chk
+    g = torch.Generator().manual_seed(0)
+    ref = torch.randn(13, 11, generator=g, dtype=torch.float64)
+    out = (ref + 1e-6 * torch.randn(13, 11, generator=g, dtype=torch.float64)).float()
+    whole = compare(out, ref, 1e-5)
+    monkeypatch.setattr(chk, "CHUNK", 7)
+    sliced = compare(out, ref, 1e-5)
+    assert sliced["ok"] and whole["ok"]
+    rel, mx = _whole(out, ref)
+    for v in (whole, sliced):
+        assert math.isclose(v["rel_err"], rel, rel_tol=1e-12) and math.isclose(v["max_abs_err"], mx, rel_tol=1e-12)
+    # a NaN in the reference's fourth slice, matched by the output: ignored by the norms
+    r2, o2 = ref.clone(), out.clone()
+    r2[3, 2] = o2[3, 2] = float("nan")
+    v = compare(o2, r2, 1e-5)
+    assert v["ok"] and math.isclose(v["rel_err"], _whole(o2, r2)[0], rel_tol=1e-12)
+    o2[3, 2] = 1.0
+    assert compare(o2, r2, 1e-5)["reason"] == "nan"
+    # unwritten elements found in a later slice, reported at their 2-D index
+    o3, mk = out.clone(), out.clone()
+    o3[9, 4] = o3[12, 10] = float("nan")
+    mk[9, 4] = mk[12, 10] = MARKER
+    v = compare(o3, ref, 1e-5, marker_out=mk)
+    assert v["reason"] == "unwritten" and "2 of 143" in v["message"] and "index [9, 4]" in v["message"]
+    # constant across slices, and a constant that breaks only in the last one
+    assert compare(torch.full((13, 11), 2.5), ref, 1e-5)["reason"] == "constant"
+    c = torch.full((13, 11), 2.5)
+    c[12, 10] = 3.0
+    assert compare(c, ref, 1e-5)["reason"] == "tolerance"
+    # int outputs still holding the poison sentinel, in any slice
+    ri = torch.arange(143, dtype=torch.int64).reshape(13, 11)
+    oi = ri.clone()
+    oi[11, 0] = torch.iinfo(torch.int64).min
+    v = compare(oi, ri, 0.0)
+    assert v["reason"] == "unwritten" and v["unwritten"] == 1
 
 
 def test_poisoned_allocations_fill_and_restore():

@@ -449,6 +449,10 @@ static tdx_status fx_trial(void *ud, const char *task_path, const char *base, co
     res->time_s = -1;
     res->check_wait_s = 0.125;
     res->time_wait_s = -1;
+    res->start_s = 0.0625; /* of check_s: the rest unknown */
+    res->precompile_s = -1;
+    res->child_s = 0.125;
+    res->judge_s = 0.0625;
     res->check_st = fx_check(ud, task_path, cand, &res->check);
     if (res->check_st || !res->check.ok)
         return TDX_OK;
@@ -503,6 +507,14 @@ static void a_trial_executor_does_both_steps_in_one_call(void **state)
             baseline++;
             assert_true(json_real_value(json_object_get(e, "check_s")) == 0.25);
             assert_true(json_real_value(json_object_get(e, "time_s")) == 0.5);
+        }
+        if (type && json_object_get(e, "check_s")) {
+            /* the check's parts the trial knew, and none it did not */
+            json_t *p = json_object_get(e, "check_parts_s");
+            assert_true(json_real_value(json_object_get(p, "start")) == 0.0625);
+            assert_true(json_real_value(json_object_get(p, "child")) == 0.125);
+            assert_true(json_real_value(json_object_get(p, "judge")) == 0.0625);
+            assert_null(json_object_get(p, "precompile"));
         }
         if (type && strcmp(type, "candidate") == 0 && json_object_get(e, "check_s"))
             checked++;
