@@ -262,10 +262,12 @@ class _Tensors:
 
 
 def _cpu(values):
-    """Contiguous CPU copies of the tensors in a list (other values kept):
-    what a case returned, as it was when it returned."""
+    """CPU copies of the tensors in a list (other values kept): what a case
+    returned, as it was when it returned. A GPU tensor's copy to the host is
+    that copy already; a CPU tensor is cloned."""
     import torch
-    return [v.detach().to("cpu").clone() if isinstance(v, torch.Tensor) else v for v in values]
+    return [(v.detach().clone() if v.device.type == "cpu" else v.detach().to("cpu"))
+            if isinstance(v, torch.Tensor) else v for v in values]
 
 
 def _nonfinite(v):
@@ -355,9 +357,10 @@ def run_cases(cand, inputs, reuse, device, between=None):
         r = {}
         try:
             outs, damage = _run_launch(cand.launch, ins, device, "nan", keep=held)
+            nonfinite = any(_nonfinite(o) for o in outs)  # where they are: a GPU's test is quick
             r["outputs"] = _cpu(outs)
             r["damage"] = damage
-            if any(_nonfinite(o) for o in r["outputs"]):
+            if nonfinite:
                 # a second run with a finite poison tells unwritten from NaN
                 marker, _ = _run_launch(cand.launch, ins, device, "marker", keep=held)
                 r["marker"] = _cpu(marker)
