@@ -5,11 +5,12 @@ by variants of one knob each. The kernels are made here by the binary
 follow-up). Variants: for block-outputs the tap loop's bound a tl.constexpr
 (conv1d), the warps, the outputs a program owns (_TDX_R), the block; for
 dot-accumulate the chunk (_TDX_BK), warps, stages, R and the block; and the
-implicit-GEMM kernels of bench/variants/conv_igemm.py at several tiles.
-ONLY=igemm|block|dot runs one group. Each variant is checked against the
-task's reference on the bench shape (max |error| relative to max
-|reference|) and timed with triton.testing.do_bench (median of its
-repetitions, L2 flushed by it).
+implicit-GEMM kernels of bench/variants/conv_igemm.py at several tiles;
+tensor-cores' tf32 and tf32x3 candidates on dot-accumulate's and the
+implicit GEMMs in tf32x3 (x3). ONLY=igemm|x3|block|dot runs one group.
+Each variant is checked against the task's reference on the bench shape
+(max |error| relative to max |reference|) and timed with
+triton.testing.do_bench (median of its repetitions, L2 flushed by it).
 
     TDX=build/tritondx python3 bench/gpu/conv_variants.py
 """
@@ -56,6 +57,21 @@ def variants(name, text):
                                                   ", 128)", ", 64)"), 32, 64)
 
 
+def x3_variants(tf32, x3):
+    """tensor-cores' two candidates on dot-accumulate's: tf32 (fails the
+    fp32 check on conv2d by 1.1e-3 against 1e-3), tf32x3 (three tf32
+    products; compiled ahead of time at R 32 x BLOCK 256 it spills 372 bytes
+    at 255 registers) and tf32x3 at smaller tiles."""
+    def block(t, b):
+        return sub(launch_kw(t, BLOCK=b), ", 256)", f", {b})")
+
+    yield "tensor-cores tf32", tf32
+    yield "tensor-cores tf32x3", x3
+    yield "tf32x3, BLOCK 128", block(x3, 128)
+    yield "tf32x3, BLOCK 128, 8 warps", block(launch_kw(x3, num_warps=8), 128)
+    yield "tf32x3, R 16", grid_div(launch_kw(x3, _TDX_R=16), 32, 16)
+
+
 def dot_variants(text):
     """dot-accumulate's candidate (R 32, BLOCK 256, _TDX_BK 16, 4 warps, 1 stage) and its knobs."""
     def block(t, b):
@@ -93,17 +109,18 @@ IGEMM = [(64, 128, 16, 4, 2), (64, 128, 32, 4, 2), (128, 128, 16, 8, 2), (64, 25
          (128, 64, 16, 4, 2), (32, 128, 16, 4, 3), (64, 128, 16, 4, 3), (128, 128, 32, 8, 2)]
 
 
-def igemm(name, ins, ref):
+def igemm(name, ins, ref, prec="ieee"):
     """Rows for the implicit-GEMM kernels of bench/variants/conv_igemm.py."""
     sys.path.insert(0, VAR)
     import conv_igemm
     fn = getattr(conv_igemm, name)
     for bco, bp, bci, nw, ns in IGEMM:
-        label = f"implicit GEMM {bco} x {bp} x {bci}, {nw} warps, {ns} stages"
+        label = f"implicit GEMM {bco} x {bp} x {bci}, {nw} warps, {ns} stages, {prec}"
+        kw = dict(BCO=bco, BP=bp, BCI=bci, num_warps=nw, num_stages=ns, PREC=prec)
         try:
-            out = fn(*ins, BCO=bco, BP=bp, BCI=bci, num_warps=nw, num_stages=ns)
+            out = fn(*ins, **kw)
             err = ((out - ref).abs().max() / ref.abs().max()).item()
-            ms = triton.testing.do_bench(lambda: fn(*ins, BCO=bco, BP=bp, BCI=bci, num_warps=nw, num_stages=ns))
+            ms = triton.testing.do_bench(lambda: fn(*ins, **kw))
             print(f"| {name} | {label} | {ms:.3f} | {err:.1e} |", flush=True)
         except Exception as e:  # noqa: BLE001
             print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | |", flush=True)
@@ -128,6 +145,11 @@ def main():
         print(f"| {name} | torch (cuDNN, fp32) | {t_torch:.3f} | |", flush=True)
         if ONLY in ("", "igemm"):
             igemm(name, ins, ref)
+        if ONLY in ("", "x3"):
+            igemm(name, ins, ref, "tf32x3")
+            steps = ("block-outputs", "dot-accumulate")
+            run_variants(name, x3_variants(chain(task, *steps, "tensor-cores"),
+                                           chain(task, *steps, ("tensor-cores", 2))), ins, ref)
         if ONLY in ("", "dot"):
             run_variants(name, dot_variants(dot), ins, ref)
         if ONLY in ("", "block"):

@@ -54,11 +54,15 @@ static tdx_status fam_pipelining(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 
 /* tensor-cores: a dot forced to IEEE fp32 runs on FMA units; tf32 (the
  * default for fp32 inputs) runs on the matrix units
- * (lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp). */
+ * (lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp). The second
+ * candidate asks for "tf32x3": each operand split into a tf32 high part and
+ * the rest, three tf32 products summed (the low parts' product dropped), so
+ * about fp32's accuracy on the matrix units, for a task whose tolerance the
+ * plain tf32 product misses (Triton's F32DotTC pass writes the three dots). */
 static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
-    fam_edits e = {0};
+    fam_edits e = {0}, x3 = {0};
     for (size_t k = 0; k < t->kernels.len; k++) {
         tdx_ptrvec calls = {0};
         fam_collect(t, t->kernels.items[k], TDX_SRC_CALL, &calls);
@@ -68,14 +72,27 @@ static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 continue;
             tdx_src_node *p = tdx_src_call_kwarg(c, "input_precision");
             char *pv = p ? tdx_src_string_value(t->m, p, &t->arena) : NULL;
-            if (pv && strcmp(pv, "ieee") == 0)
+            if (pv && strcmp(pv, "ieee") == 0) {
                 fam_edit(t, &e, p->start, p->end, "\"tf32\"");
-            tdx_src_node *a = tdx_src_call_kwarg(c, "allow_tf32");
-            if (a && a->kind == TDX_SRC_CONST && a->name && strcmp(a->name, "False") == 0)
+                fam_edit(t, &x3, p->start, p->end, "\"tf32x3\"");
+            }
+            for (tdx_src_node *kw = tdx_src_next(c, TDX_SRC_R_KEYWORD, NULL); kw;
+                 kw = tdx_src_next(c, TDX_SRC_R_KEYWORD, kw)) {
+                tdx_src_node *a = kw->name && strcmp(kw->name, "allow_tf32") == 0 ? tdx_src_kid(kw, TDX_SRC_R_VALUE)
+                                                                                 : NULL;
+                if (!a || a->kind != TDX_SRC_CONST || !a->name || strcmp(a->name, "False") != 0)
+                    continue;
                 fam_edit(t, &e, a->start, a->end, "True");
+                /* the two keywords exclude each other: the whole keyword is replaced */
+                fam_edit(t, &x3, kw->start, kw->end, "input_precision=\"tf32x3\"");
+            }
         }
     }
     st = fam_emit(t, &e, emit, ud, "tensor-cores", "tl.dot on tf32 tensor cores instead of IEEE fp32 FMA");
+    if (!st)
+        st = fam_emit(t, &x3, emit, ud, "tensor-cores",
+                      "tl.dot as three tf32 products on the tensor cores (input_precision=\"tf32x3\", about "
+                      "fp32's accuracy) instead of IEEE fp32 FMA");
     return st;
 }
 
