@@ -76,6 +76,12 @@ int tdx_cli_task_exit(tdx_status render, tdx_status run, const tdx_ledger *led);
 int tdx_cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
 int tdx_cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
 
+/* Read the task file a command names (tdx_in_read_task: the same messages
+ * as triage's for a missing, unreadable, binary or too large file, or a
+ * directory); 0 with *src (the caller frees it) and *len set, else the
+ * error is printed on stderr and TDX_EXIT_INPUT returned. */
+int tdx_cli_read_task(const char *path, char **src, size_t *len);
+
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

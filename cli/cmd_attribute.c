@@ -115,11 +115,9 @@ int tdx_cli_an_main(int argc, char **argv, int level)
     }
     char *src;
     size_t len;
-    tdx_status st = tdx_file_read(task, 16u << 20, &src, &len);
-    if (st) {
-        fprintf(stderr, "%s: error: cannot read: %s\n", task, tdx_status_str(st));
-        return TDX_EXIT_INPUT;
-    }
+    int rc = tdx_cli_read_task(task, &src, &len);
+    if (rc)
+        return rc;
     tdx_ledger led;
     tdx_ledger_init(&led);
     tdx_diags d;
@@ -133,7 +131,7 @@ int tdx_cli_an_main(int argc, char **argv, int level)
         if (tdx_dx_level1(NULL, task, src, len, &led, &c1, w1, sizeof w1, &d))
             fprintf(stderr, "%s: note: no level 1 profile: %s\n", task, w1);
     }
-    st = tdx_an_level2(&s, task, src, len, &led, &cost, why, sizeof why, &d);
+    tdx_status st = tdx_an_level2(&s, task, src, len, &led, &cost, why, sizeof why, &d);
     if (!st && level == 3)
         st = tdx_an_level3(&s, task, src, len, &led, &cost, why, sizeof why, &d);
     tdx_an_session_free(&s);

@@ -84,6 +84,12 @@ int tdx_cmd_check(int argc, char **argv)
         tdx_cli_error("no task file (see 'tritondx check --help')");
         return TDX_EXIT_USAGE;
     }
+    char *text = NULL;
+    size_t tlen = 0;
+    int read_rc = tdx_cli_read_task(task, &text, &tlen); /* in triage's words, before Python starts */
+    free(text);
+    if (read_rc)
+        return read_rc;
     tdx_hx_opts o = {0};
     o.timeout_s = 600;
     tdx_hx_reply r;

@@ -98,16 +98,9 @@ int tdx_cmd_diagnose(int argc, char **argv)
     }
     char *src;
     size_t len;
-    tdx_status st = tdx_file_read(task, 16u << 20, &src, &len);
-    if (st) {
-        fprintf(stderr, "%s: error: cannot read: %s\n", task, tdx_status_str(st));
-        return TDX_EXIT_INPUT;
-    }
-    if (tdx_file_is_binary(src, len)) {
-        fprintf(stderr, "%s: error: not a Python file (binary content)\n", task);
-        free(src);
-        return TDX_EXIT_INPUT;
-    }
+    int rc = tdx_cli_read_task(task, &src, &len);
+    if (rc)
+        return rc;
     tdx_dx_levels_default(&o);
     if (o.levels[1].run == tdx_dx_level1)
         o.levels[1].ud = &l1;
@@ -116,7 +109,7 @@ int tdx_cmd_diagnose(int argc, char **argv)
     tdx_diags d;
     tdx_diags_init(&d);
     tdx_dx_report rep;
-    st = tdx_dx_run(&o, task, src, len, &led, &rep, &d);
+    tdx_status st = tdx_dx_run(&o, task, src, len, &led, &rep, &d);
     dx_out dout = {&rep, &led};
     tdx_cli_render r = {fmt, color, task, src, len, st, &led, &d, summary_tail, add_diagnosis, &dout};
     tdx_status rs = tdx_cli_render_task(&r);

@@ -60,6 +60,17 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
                             p->elapsed_s);
 }
 
+// Read the task once to say what is wrong with it (missing, a directory,
+// binary, too large) before anything runs; the loop reads it again itself.
+static int read_task(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = tdx_cli_read_task(path, &text, &len);
+    free(text);
+    return rc;
+}
+
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
@@ -155,6 +166,8 @@ int tdx_cmd_optimize(int argc, char **argv)
     else if (o.dx.max_level < 0 || o.dx.max_level > 3 ||
              (strcmp(device, "cuda") != 0 && strcmp(device, "cpu") != 0))
         tdx_cli_error("--max-level must be 0..3 and --device cuda or cpu"), rc = TDX_EXIT_USAGE;
+    else if (read_task(argv[optind]) != 0)
+        rc = TDX_EXIT_INPUT; /* what is wrong with the file before what the machine lacks */
     else if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER"))
         tdx_cli_error("no GPU here: optimize times candidates on a GPU (set TDX_TEST_TIMER to use a "
                       "test timer; 'tritondx diagnose' works without one)"), rc = TDX_EXIT_FAILED;
@@ -194,13 +207,6 @@ int tdx_cmd_optimize(int argc, char **argv)
     tdx_progress_init(&prog, stderr, noprog);
     o.progress = on_progress;
     o.progress_ud = &prog;
-    if (access(o.task_path, R_OK) != 0) {
-        fprintf(stderr, "%s: error: cannot read the task: %s\n", o.task_path, strerror(errno));
-        tdx_diags_free(&d);
-        tdx_llm_config_free(&llm);
-        tdx_hx_reply_free(&cr);
-        return TDX_EXIT_INPUT;
-    }
     if (!quiet && o.nproposers == 1)
         fprintf(stderr, "tritondx: %s: proposing with the built-in families only\n",
                 why ? why : "no LLM endpoint configured");

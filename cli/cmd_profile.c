@@ -55,15 +55,15 @@ int tdx_cmd_profile(int argc, char **argv)
         tdx_cli_error("no task file (see 'tritondx profile --help')");
         return TDX_EXIT_USAGE;
     }
-    if (!tdx_dx_have_gpu()) {
-        fprintf(stderr, "%s: error: no GPU visible: profiling times the task on one\n", task);
-        return TDX_EXIT_FAILED;
-    }
     char *src;
     size_t len;
-    if (tdx_file_read(task, 16u << 20, &src, &len) != TDX_OK) {
-        fprintf(stderr, "%s: error: cannot read\n", task);
-        return TDX_EXIT_INPUT;
+    int rc = tdx_cli_read_task(task, &src, &len);
+    if (rc)
+        return rc;
+    if (!tdx_dx_have_gpu()) {
+        fprintf(stderr, "%s: error: no GPU visible: profiling times the task on one\n", task);
+        free(src);
+        return TDX_EXIT_FAILED;
     }
     tdx_ledger led;
     tdx_ledger_init(&led);

@@ -96,10 +96,9 @@ int tdx_cmd_rewrite(int argc, char **argv)
     }
     char *src;
     size_t len;
-    if (tdx_file_read(task, 16u << 20, &src, &len) != TDX_OK) {
-        fprintf(stderr, "%s: error: cannot read\n", task);
-        return TDX_EXIT_INPUT;
-    }
+    int rc = tdx_cli_read_task(task, &src, &len);
+    if (rc)
+        return rc;
     char defdir[4096];
     if (!dir) {
         size_t n = strlen(task);

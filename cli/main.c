@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "input/input.h"
 
 static const tdx_cli_cmd commands[] = {
     {"triage", tdx_cmd_triage, "level 0: pattern class and source anti-patterns (no GPU, no Python)"},
@@ -31,6 +32,18 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'tritondx <command> --help' shows a command's options.\n");
+}
+
+int tdx_cli_read_task(const char *path, char **src, size_t *len)
+{
+    tdx_diags d;
+    tdx_diags_init(&d);
+    tdx_status st = tdx_in_read_task(path, 16u << 20, src, len, &d);
+    for (size_t i = 0; i < d.len; i++)
+        fprintf(stderr, "%s: %s: %s\n", d.items[i].file ? d.items[i].file : "tritondx",
+                tdx_severity_str(d.items[i].sev), d.items[i].msg);
+    tdx_diags_free(&d);
+    return st ? TDX_EXIT_INPUT : 0;
 }
 
 void tdx_cli_error(const char *fmt, ...)

@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import tempfile
+import types
 
 from . import PROTOCOL_VERSION
 
@@ -41,8 +42,68 @@ def one_line(text, limit=2000):
     return s if len(s) <= limit else s[:limit - 3] + "..."
 
 
+def _compile_error(exc):
+    """The innermost Triton CompilationError (an exception with src, node and
+    error_message) in exc's chain of causes, or None."""
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if all(hasattr(exc, a) for a in ("src", "node", "error_message")):
+            found = exc
+        exc = exc.__cause__ or exc.__context__
+    return found
+
+
+def _kernel_def(src):
+    """(file, line of its `def`) of the loaded @triton.jit function whose
+    source is src, or None."""
+    import inspect
+    jit = sys.modules.get("triton.runtime.jit")
+    kind = getattr(jit, "JITFunction", None)
+    if kind is None:
+        return None
+    for mod in list(sys.modules.values()):
+        d = mod.__dict__ if isinstance(mod, types.ModuleType) else {}
+        for v in list(d.values()):
+            # isinstance first: getattr on an arbitrary object can run code
+            if not isinstance(v, kind) or v.src != src:
+                continue
+            fn = v.fn
+            try:
+                lines, start = inspect.getsourcelines(fn)
+                path = inspect.getsourcefile(fn)
+            except (OSError, TypeError):
+                continue
+            for i, line in enumerate(lines):
+                if line.lstrip().startswith("def "):
+                    return path, start + i
+    return None
+
+
+def _describe_compile_error(e):
+    """One line for a kernel that does not compile: the error, where it is
+    in the file (or in the kernel), and that line of the source."""
+    node = e.node
+    line, col = getattr(node, "lineno", None), getattr(node, "col_offset", None)
+    what = one_line(e.error_message or "", 600) or "the kernel does not compile"
+    if line is None or not isinstance(e.src, str):
+        return f"{type(e).__name__}: {what}"
+    text = e.src.split("\n")[line - 1].strip() if 0 < line <= e.src.count("\n") + 1 else ""
+    place = _kernel_def(e.src)
+    at = f"{place[0]}:{place[1] + line - 1}:{(col or 0) + 1}" if place else f"line {line} of the kernel"
+    return f"{type(e).__name__} at {at}: {what}" + (f": `{one_line(text, 200)}`" if text else "")
+
+
 def describe_exception(exc):
-    """`Type: message`, one line, for an exception raised by user code."""
+    """`Type: message`, one line, for an exception raised by user code. A
+    kernel that does not compile is told by its error and the line of the
+    file it stands on, not by Triton's multi-line excerpt."""
+    ce = _compile_error(exc)
+    if ce is not None:
+        try:
+            return _describe_compile_error(ce)
+        except Exception:  # noqa: BLE001 - fall back to the plain message
+            pass
     msg = one_line(str(exc))
     name = type(exc).__name__
     return f"{name}: {msg}" if msg else name

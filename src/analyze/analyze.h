@@ -179,6 +179,11 @@ typedef struct tdx_an_session {
     unsigned long long src_hash; /* of its text: a rewritten task is captured again */
     tdx_an_capture base;
     int have_base;
+    /* the capture of this task and text failed: its status and reason, given
+     * again to the next level without a second try (and without a second
+     * error in diags) */
+    tdx_status failed;
+    char failed_why[512];
 } tdx_an_session;
 
 void tdx_an_session_free(tdx_an_session *s);

@@ -13,6 +13,8 @@ void tdx_an_session_free(tdx_an_session *s)
     free(s->task);
     s->task = NULL;
     s->have_base = 0;
+    s->failed = TDX_OK;
+    s->failed_why[0] = 0;
 }
 
 // FNV-1a of the task's text (0 when not at hand).
@@ -28,8 +30,14 @@ tdx_status tdx_an_session_capture(tdx_an_session *s, const char *task, const cha
                                   tdx_dx_cost *cost, char *why, size_t why_len, tdx_diags *diags)
 {
     unsigned long long h = text_hash(src, len);
-    if (s->have_base && s->task && strcmp(s->task, task) == 0 && (!src || h == s->src_hash))
+    int same = s->task && strcmp(s->task, task) == 0 && (!src || h == s->src_hash);
+    if (same && s->have_base)
         return TDX_OK;
+    if (same && s->failed) {
+        if (why && why_len)
+            snprintf(why, why_len, "%s", s->failed_why);
+        return s->failed;
+    }
     tdx_an_session_free(s);
     s->src_hash = h;
     tdx_an_capture_init(&s->base);
@@ -40,8 +48,12 @@ tdx_status tdx_an_session_capture(tdx_an_session *s, const char *task, const cha
     tdx_status st = tdx_an_capture_run(&s->env, task, NULL, &s->base, why, why_len, diags);
     if (cost)
         cost->compiles += (int)(s->base.nkernels ? s->base.nkernels : 1);
-    if (st)
-        tdx_an_session_free(s);
+    if (st) {
+        tdx_an_capture_free(&s->base);
+        s->have_base = 0;
+        s->failed = st;
+        snprintf(s->failed_why, sizeof s->failed_why, "%s", why && why_len ? why : "");
+    }
     return st;
 }
 

@@ -293,6 +293,34 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d)
 }
 
 // Read one file with the cap and the binary check.
+tdx_status tdx_in_read_task(const char *path, size_t max, char **text, size_t *len, tdx_diags *d)
+{
+    *text = NULL;
+    *len = 0;
+    if (path && strcmp(path, "-") == 0) {
+        tdx_diags_add(d, TDX_SEV_ERROR, TDX_IN_STDIN_NAME, 0, 0,
+                      "a task is run from its file: name the file, not the standard input");
+        return TDX_ERR_INPUT;
+    }
+    struct stat sb;
+    if (path && *path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        tdx_diags_add(d, TDX_SEV_ERROR, path, 0, 0, "is a directory, not a task file");
+        return TDX_ERR_INPUT;
+    }
+    tdx_in_list l;
+    tdx_in_list_init(&l);
+    tdx_status st = tdx_in_add(&l, path, d);
+    if (st == TDX_OK && l.len == 1)
+        st = tdx_in_load(&l, 0, max, d);
+    if (st == TDX_OK && l.len == 1) {
+        *text = l.files[0].text;
+        *len = l.files[0].len;
+        l.files[0].text = NULL;
+    }
+    tdx_in_list_free(&l);
+    return st;
+}
+
 tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d)
 {
     tdx_in_file *f = &l->files[i];

@@ -61,6 +61,14 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d);
  * "path: error: ..." is added, nbad is counted and the status returned. */
 tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d);
 
+/* Read one task file named on a command line: a regular file (not a
+ * directory, not "-": a task is run from its path) of at most max bytes (0:
+ * TDX_IN_MAX_FILE), not binary, with the same one-line diags as
+ * tdx_in_add / tdx_in_load. On success *text (NUL-terminated, the caller
+ * frees it) and *len are set; otherwise TDX_ERR_IO / TDX_ERR_INPUT /
+ * TDX_ERR_TOOBIG and one error in d. */
+tdx_status tdx_in_read_task(const char *path, size_t max, char **text, size_t *len, tdx_diags *d);
+
 /* Drop files[i]'s text (after it has been processed) to bound memory. */
 void tdx_in_unload(tdx_in_list *l, size_t i);
 

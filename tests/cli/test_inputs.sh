@@ -85,6 +85,28 @@ expect_json 'd["files"][0]["status"] == "ok"'
 NO_COLOR=1 run triage missing.py
 NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/err" || fail "colour despite NO_COLOR"
 
+# The commands that take one task file say what is wrong with it in triage's
+# words, before anything runs (and before what the machine lacks: no GPU).
+mkdir -p adir
+for cmd in check diagnose attribute analyze optimize profile "rewrite --family retune"; do
+    # shellcheck disable=SC2086 # the family option is two words
+    run $cmd missing.py; expect_rc 3; expect_err "missing.py: error: no such file or directory"
+    # shellcheck disable=SC2086
+    run $cmd bin.py; expect_rc 3
+    expect_err "bin.py: error: binary file (a NUL byte or invalid UTF-8), not Python source"
+    # shellcheck disable=SC2086
+    run $cmd adir; expect_rc 3; expect_err "adir: error: is a directory, not a task file"
+done
+run diagnose -; expect_rc 2 # an option-like argument: a usage error
+
+# A kernel that does not compile: one error, at its line, captured once for
+# levels 2 and 3 (level 3 says the same failure without a second try).
+sed 's/x + y, mask=mask)/x + undefined_name, mask=mask)/' "$SRC/tests/data/tasks/add.py" >nocompile.py
+run diagnose nocompile.py
+NCHECKS=$((NCHECKS + 1)); [ "$(grep -c ': error: ' "$TMP/err")" = 1 ] || fail "not one error line"
+expect_err_has "/nocompile.py:13:32: NameError"
+expect_err_has "('undefined_name is not defined'): \`tl.store(z_ptr + offs, x + undefined_name, mask=mask)\`"
+
 # Output that cannot be written is a failure, not a clean run.
 if [ -w /dev/full ]; then
     LAST_CMD="tritondx triage --format json plain.py >/dev/full"

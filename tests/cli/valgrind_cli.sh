@@ -121,6 +121,7 @@ vg 3 "${FAKE[@]}" -- attribute no/such/task.py
 # bench results merged; optimize refusing what it cannot run
 vg 0 -- bench --merge tests/data/bench/canned.json --markdown "$TMP/bench.md"
 vg 3 -- bench --merge no/such/results.json
-vg 4 -- optimize no/such/task.py
+vg 3 -- optimize no/such/task.py  # the missing file first, then the missing GPU
+vg 4 -- optimize examples/softmax.py
 
 echo "ok: $NRUNS runs under valgrind, no error, no leak"

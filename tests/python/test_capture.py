@@ -172,3 +172,21 @@ def test_parse_remarks():
          "message": "Warning: vectorization fails vec = 1 origin vec = 1"},
         {"file": "/t/k.py", "line": 9, "col": 3, "kind": "note", "message": "see current operation"},
     ]
+
+
+def test_a_kernel_that_does_not_compile_is_one_line_at_its_place(tmp_path):
+    """Triton's multi-line excerpt becomes the error, the file's line and
+    column, and that line of source."""
+    src = open(task("add.py")).read().replace("x + y, mask=mask)", "x + undefined_name, mask=mask)")
+    bad = tmp_path / "bad_add.py"
+    bad.write_text(src)
+    line = src.splitlines().index("    tl.store(z_ptr + offs, x + undefined_name, mask=mask)") + 1
+    r = harness("capture", "--mode", "aot", "--task", str(bad), "--out", str(tmp_path / "cap")).json
+    assert r["ok"] is False
+    err = r["error"]
+    assert "\n" not in err
+    assert f"CompilationError at {bad}:{line}:" in err, err
+    assert "NameError('undefined_name is not defined')" in err, err
+    assert err.endswith(": `tl.store(z_ptr + offs, x + undefined_name, mask=mask)`"), err
+    assert "def add_kernel" not in err  # not the whole kernel
+
