@@ -136,7 +136,10 @@ def run(args):
     if not specs:
         return protocol.failure("capture", TASK_ERROR, "launch ran but launched no Triton kernel", **common)
     if failed is not None:
-        return protocol.failure("capture", COMPILE, f"{failed['name']}: {failed['error']}", **common)
+        err = failed["error"]
+        what = f"{failed['name']} does not compile: {err[len('compile failed: '):]}" \
+            if err.startswith("compile failed: ") else f"{failed['name']}: {err}"
+        return protocol.failure("capture", COMPILE, what, **common)
     return protocol.result("capture", **common)
 
 

@@ -91,7 +91,7 @@ def _describe_compile_error(e):
     text = e.src.split("\n")[line - 1].strip() if 0 < line <= e.src.count("\n") + 1 else ""
     place = _kernel_def(e.src)
     at = f"{place[0]}:{place[1] + line - 1}:{(col or 0) + 1}" if place else f"line {line} of the kernel"
-    return f"{type(e).__name__} at {at}: {what}" + (f": `{one_line(text, 200)}`" if text else "")
+    return f"{type(e).__name__}: {what} at {at}" + (f": `{one_line(text, 200)}`" if text else "")
 
 
 def describe_exception(exc):
