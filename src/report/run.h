@@ -89,6 +89,18 @@ typedef struct tdx_rep_roof {
 
 extern const char *const tdx_rep_mm_names[4]; /* "fp16", "bf16", "tf32", "fp32" */
 
+/* What checking and timing cost over a run (the task's own and every
+ * candidate's, the end's side-by-side timing): seconds from the journal. */
+typedef struct tdx_rep_verify {
+    int checks, timings;
+    double check_s, time_s;
+    double wait_s;       /* of those, waiting for the GPU lock */
+    /* of check_s, where the journal has them: the interpreter's start,
+     * compiles ahead of the check, the candidate's child, the judging */
+    double start_s, precompile_s, child_s, judge_s;
+    int have_parts;
+} tdx_rep_verify;
+
 typedef struct tdx_rep_opt {
     const char *task, *task_hash;
     int max_rounds, max_level;
@@ -108,6 +120,7 @@ typedef struct tdx_rep_opt {
      * chained gave before it */
     const char *confirm_outcome;
     double chained_s;
+    tdx_rep_verify verify;
     tdx_rep_roof roof;
 } tdx_rep_opt;
 

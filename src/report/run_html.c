@@ -162,6 +162,11 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     TRY(tdx_buf_adds(b, "</td></tr>\n<tr><th>diagnosis cost</th><td>"));
     TRY(cost_text(b, &cost));
     TRY(tdx_buf_adds(b, "</td></tr>\n"));
+    if (o->verify.checks) {
+        TRY(tdx_buf_adds(b, "<tr><th>checks and timings</th><td>"));
+        TRY(tdx_rep__verify_text(&o->verify, b));
+        TRY(tdx_buf_adds(b, "</td></tr>\n"));
+    }
     if (o->elapsed_s > 0)
         TRY(tdx_buf_printf(b, "<tr><th>wall time</th><td>%.3g s</td></tr>\n", o->elapsed_s));
     if (o->resumes)

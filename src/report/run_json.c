@@ -195,6 +195,16 @@ static json_t *optimize_json(const tdx_rep_model *m)
     tdx_rep_cost c;
     tdx_rep__run_cost(op, &c);
     json_object_set_new(o, "cost", cost_json(&c));
+    if (op->verify.checks) {
+        const tdx_rep_verify *v = &op->verify;
+        json_t *vj = json_pack("{s:i, s:f, s:i, s:f, s:f}", "checks", v->checks, "check_s", v->check_s, "timings",
+                               v->timings, "time_s", v->time_s, "lock_wait_s", v->wait_s);
+        if (vj && v->have_parts)
+            json_object_set_new(vj, "check_parts_s",
+                                json_pack("{s:f, s:f, s:f, s:f}", "start", v->start_s, "precompile",
+                                          v->precompile_s, "child", v->child_s, "judge", v->judge_s));
+        json_object_set_new(o, "verification", vj);
+    }
     json_object_set_new(o, "roofline", roof_json(op));
     json_t *rs = json_array();
     for (size_t i = 0; i < op->nrounds; i++)

@@ -74,6 +74,11 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
     TRY(tdx_buf_adds(b, " |\n| diagnosis cost | "));
     TRY(cost_text(b, &cost));
     TRY(tdx_buf_adds(b, " |\n"));
+    if (o->verify.checks) {
+        TRY(tdx_buf_adds(b, "| checks and timings | "));
+        TRY(tdx_rep__verify_text(&o->verify, b));
+        TRY(tdx_buf_adds(b, " |\n"));
+    }
     if (o->elapsed_s > 0)
         TRY(tdx_buf_printf(b, "| wall time | %.3g s |\n", o->elapsed_s));
     if (o->resumes)

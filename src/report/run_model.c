@@ -37,6 +37,30 @@ static const char *str(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
+// One journal entry's checking and timing seconds into v.
+static void add_verify(json_t *e, tdx_rep_verify *v)
+{
+    double c = num(e, "check_s", -1), t = num(e, "time_s", -1);
+    if (c >= 0) {
+        v->checks++;
+        v->check_s += c;
+    }
+    if (t >= 0) {
+        v->timings++;
+        v->time_s += t;
+    }
+    json_t *w = json_object_get(e, "lock_wait_s");
+    v->wait_s += (num(w, "check", 0) > 0 ? num(w, "check", 0) : 0) + (num(w, "time", 0) > 0 ? num(w, "time", 0) : 0);
+    json_t *p = json_object_get(e, "check_parts_s");
+    if (json_is_object(p)) {
+        v->have_parts = 1;
+        v->start_s += num(p, "start", 0);
+        v->precompile_s += num(p, "precompile", 0);
+        v->child_s += num(p, "child", 0);
+        v->judge_s += num(p, "judge", 0);
+    }
+}
+
 // A regular file at path.
 static int is_file(const char *path)
 {
@@ -344,6 +368,8 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
         tdx_rep_round *r = rn >= 1 && rn <= nr ? &op->rounds[rn - 1] : NULL;
         if (!t)
             continue;
+        if (strcmp(t, "baseline") == 0 || strcmp(t, "candidate") == 0 || strcmp(t, "confirm") == 0)
+            add_verify(e, &op->verify);
         if (strcmp(t, "start") == 0 && !start) {
             start = e;
             op->task = str(e, "task");

@@ -180,3 +180,25 @@ tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *r, tdx_buf *b)
                                            "highest rate is the roof"));
     return tdx_buf_addc(b, '.');
 }
+
+tdx_status tdx_rep__verify_text(const tdx_rep_verify *v, tdx_buf *b)
+{
+    tdx_status st = tdx_buf_printf(b, "%d check%s, %.3g s", v->checks, v->checks == 1 ? "" : "s", v->check_s);
+    if (!st && v->have_parts) {
+        const char *names[4] = {"start", "precompile", "child", "judge"};
+        const double secs[4] = {v->start_s, v->precompile_s, v->child_s, v->judge_s};
+        const char *sep = " (";
+        for (int i = 0; i < 4 && !st; i++)
+            if (secs[i] > 0) {
+                st = tdx_buf_printf(b, "%s%s %.3g s", sep, names[i], secs[i]);
+                sep = ", ";
+            }
+        if (!st && sep[0] == ',')
+            st = tdx_buf_adds(b, ")");
+    }
+    if (!st)
+        st = tdx_buf_printf(b, "; %d timing%s, %.3g s", v->timings, v->timings == 1 ? "" : "s", v->time_s);
+    if (!st && v->wait_s > 0)
+        st = tdx_buf_printf(b, "; %.3g s of it waiting for the GPU", v->wait_s);
+    return st;
+}

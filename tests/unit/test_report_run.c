@@ -492,6 +492,66 @@ static void test_confirm_sets_the_final_time(void **s)
     }
 }
 
+/* What checking and timing cost: the task's and the candidates' check_s and
+ * time_s, their lock waits and the check's parts, the end's timing. */
+static void test_verification_cost(void **s)
+{
+    (void)s;
+    static const char journal[] =
+        "{\"type\":\"start\",\"task\":\"k.py\",\"task_hash\":\"0\",\"max_rounds\":1,\"max_level\":0,\"seq\":1}\n"
+        "{\"type\":\"baseline\",\"median_s\":0.001,\"iqr_s\":0.00001,\"fraction\":0.5,\"check_s\":20,\"time_s\":5,"
+        "\"check_parts_s\":{\"start\":5,\"child\":10,\"judge\":3},\"seq\":2}\n"
+        "{\"type\":\"round\",\"round\":1,\"findings\":[],"
+        "\"diagnosis\":{\"levels\":[],\"decided_level\":-1,\"deciding_finding\":0},\"seq\":3}\n"
+        "{\"type\":\"candidate\",\"round\":1,\"index\":1,\"family\":\"exp2\",\"origin\":\"builtin\","
+        "\"summary\":\"e\",\"verdict\":\"faster\",\"cites\":[],\"diff\":\"\",\"check_s\":12,\"time_s\":4,"
+        "\"lock_wait_s\":{\"check\":1.5,\"time\":0.5},\"check_parts_s\":{\"start\":4,\"precompile\":2,\"child\":5,"
+        "\"judge\":1},\"timing\":{\"base_median_s\":0.001,\"base_iqr_s\":0,\"cand_median_s\":0.0008,\"cand_iqr_s\":0},"
+        "\"seq\":4}\n"
+        "{\"type\":\"candidate\",\"round\":1,\"index\":2,\"family\":\"retune\",\"origin\":\"builtin\","
+        "\"summary\":\"r\",\"verdict\":\"rejected\",\"cites\":[],\"diff\":\"\",\"check_s\":8,\"seq\":5}\n"
+        "{\"type\":\"keep\",\"round\":1,\"index\":1,\"family\":\"exp2\",\"median_s\":0.0008,"
+        "\"speedup\":1.25,\"fraction\":0.6,\"seq\":6}\n"
+        "{\"type\":\"round_end\",\"round\":1,\"kept\":1,\"decided_level\":-1,\"seq\":7}\n"
+        "{\"type\":\"confirm\",\"chained_final_s\":0.0008,\"final_s\":0.0008,\"fraction\":0.6,\"time_s\":6,"
+        "\"outcome\":\"faster\",\"reverted\":false,\"seq\":8}\n"
+        "{\"type\":\"stop\",\"reason\":\"round limit reached\",\"seq\":9}\n";
+    char dir[64];
+    make_run(dir, sizeof dir, journal);
+    tdx_rep_model *m = load_ok(dir);
+    const tdx_rep_verify *v = &m->opt.verify;
+    assert_int_equal(v->checks, 3);
+    assert_int_equal(v->timings, 3);
+    assert_true(fabs(v->check_s - 40) < 1e-9 && fabs(v->time_s - 15) < 1e-9 && fabs(v->wait_s - 2) < 1e-9);
+    assert_true(v->have_parts && fabs(v->start_s - 9) < 1e-9 && fabs(v->precompile_s - 2) < 1e-9);
+    assert_true(fabs(v->child_s - 15) < 1e-9 && fabs(v->judge_s - 4) < 1e-9);
+    static const char line[] = "3 checks, 40 s (start 9 s, precompile 2 s, child 15 s, judge 4 s); 3 timings, 15 s; "
+                               "2 s of it waiting for the GPU";
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_rep_run_md(m, &b), TDX_OK);
+    char want[300];
+    snprintf(want, sizeof want, "| checks and timings | %s |\n", line);
+    assert_non_null(strstr(tdx_buf_str(&b), want));
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep_run_html(m, &b), TDX_OK);
+    snprintf(want, sizeof want, "<tr><th>checks and timings</th><td>%s</td></tr>", line);
+    assert_non_null(strstr(tdx_buf_str(&b), want));
+    tdx_buf_reset(&b);
+    assert_int_equal(tdx_rep_run_json(m, &b), TDX_OK);
+    json_t *j = json_loads(tdx_buf_str(&b), 0, NULL);
+    assert_non_null(j);
+    json_t *o = json_object_get(j, "optimize") ? json_object_get(j, "optimize") : j;
+    json_t *vj = json_object_get(o, "verification");
+    assert_non_null(vj);
+    assert_int_equal(json_integer_value(json_object_get(vj, "checks")), 3);
+    assert_true(fabs(json_number_value(json_object_get(json_object_get(vj, "check_parts_s"), "child")) - 15) < 1e-9);
+    json_decref(j);
+    tdx_buf_free(&b);
+    tdx_rep_run_free(m);
+    remove_run(dir);
+}
+
 /* Every string from the run comes out escaped: no tag of it survives. */
 static void test_run_strings_escaped(void **s)
 {
@@ -707,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_off_scale),
         cmocka_unit_test(test_against_round_best),
         cmocka_unit_test(test_confirm_sets_the_final_time),
+        cmocka_unit_test(test_verification_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
