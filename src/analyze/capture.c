@@ -312,10 +312,18 @@ tdx_status tdx_an_capture_run(const tdx_an_env *env, const char *task, const cha
     if (o.timeout_s <= 0)
         o.timeout_s = 300;
     tdx_hx_reply r;
-    tdx_status st = tdx_hx_call(&o, "capture", task, argv, &r, diags);
+    tdx_status st = tdx_hx_call(&o, "capture", task, argv, &r, NULL);
     c->seconds += r.proc.wall_s;
     if (st) {
-        snprintf(why, why_len, "capture: %s", r.reason);
+        /* a kernel of the task that does not compile is the user's error, said in its own words;
+         * anything else is the harness's */
+        const char *kind = r.json ? json_string_value(json_object_get(r.json, "error_kind")) : NULL;
+        const char *msg = r.json ? json_string_value(json_object_get(r.json, "error")) : NULL;
+        int user = kind && msg && strcmp(kind, "compile") == 0;
+        if (diags)
+            tdx_diags_add(diags, TDX_SEV_ERROR, task, 0, 0, "%s%s", user ? "" : "harness capture: ",
+                          user ? msg : r.reason);
+        snprintf(why, why_len, "%s%s", user ? "" : "capture: ", user ? msg : r.reason);
     } else {
         st = tdx_an_capture_from_json(c, r.json, diags);
         if (st)

@@ -104,7 +104,7 @@ run diagnose -; expect_rc 2 # an option-like argument: a usage error
 sed 's/x + y, mask=mask)/x + undefined_name, mask=mask)/' "$SRC/tests/data/tasks/add.py" >nocompile.py
 run diagnose nocompile.py
 NCHECKS=$((NCHECKS + 1)); [ "$(grep -c ': error: ' "$TMP/err")" = 1 ] || fail "not one error line"
-expect_err_has "add_kernel does not compile: CompilationError: NameError('undefined_name is not defined') at "
+expect_err_has "nocompile.py: error: add_kernel does not compile: CompilationError: NameError('undefined_name is not defined') at "
 expect_err_has "/nocompile.py:13:32: \`tl.store(z_ptr + offs, x + undefined_name, mask=mask)\`"
 
 # Output that cannot be written is a failure, not a clean run.
