@@ -73,14 +73,6 @@ static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
     return TDX_OK;
 }
 
-// What diagnosis cost: seconds, compiles, GPU runs, LLM tokens.
-static tdx_status cost_text(tdx_buf *b, const tdx_rep_cost *c)
-{
-    return tdx_buf_printf(b, "%.3g s, %ld compile%s, %ld GPU run%s, %ld LLM token%s", c->seconds,
-                          c->compiles, c->compiles == 1 ? "" : "s", c->gpu_runs,
-                          c->gpu_runs == 1 ? "" : "s", c->tokens, c->tokens == 1 ? "" : "s");
-}
-
 /* Text as a <pre>, each line classed by how it starts (diff) or by the
  * section it is in (counterfactual evidence: as launched / with ...). */
 static tdx_status pre_lines(tdx_buf *b, const char *cls, const char *s, int diff)
@@ -154,31 +146,7 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
         }
         TRY(tdx_buf_adds(b, "</td></tr>\n"));
     }
-    TRY(tdx_buf_printf(b, "<tr><th>deepest level</th><td>%d</td></tr>\n<tr><th>stopped</th><td>",
-                       o->max_level));
-    TRY(o->stopped ? esc(b, o->stop_reason ? o->stop_reason : "?") : tdx_buf_adds(b, "not yet (interrupted)"));
-    tdx_rep_cost cost;
-    tdx_rep__run_cost(o, &cost);
-    TRY(tdx_buf_adds(b, "</td></tr>\n<tr><th>diagnosis cost</th><td>"));
-    TRY(cost_text(b, &cost));
-    TRY(tdx_buf_adds(b, "</td></tr>\n"));
-    if (o->verify.checks) {
-        TRY(tdx_buf_adds(b, "<tr><th>checks and timings</th><td>"));
-        TRY(tdx_rep__verify_text(&o->verify, b));
-        TRY(tdx_buf_adds(b, "</td></tr>\n"));
-    }
-    if (o->elapsed_s > 0)
-        TRY(tdx_buf_printf(b, "<tr><th>wall time</th><td>%.3g s</td></tr>\n", o->elapsed_s));
-    if (o->resumes)
-        TRY(tdx_buf_printf(b, "<tr><th>resumed</th><td>%d time%s</td></tr>\n", o->resumes,
-                           o->resumes == 1 ? "" : "s"));
-    if (o->confirm_outcome) {
-        char ch[64];
-        tdx_rep_fmt_time(ch, sizeof ch, o->chained_s);
-        TRY(tdx_buf_adds(b, "<tr><th>beside the task at the end</th><td>"));
-        TRY(esc(b, o->confirm_outcome[0] ? o->confirm_outcome : "not timed"));
-        TRY(tdx_buf_printf(b, " (the rounds' ratios chained: %s)</td></tr>\n", ch));
-    }
+    TRY(tdx_rep__summary_tail(b, TDX_REP_HTML, o));
     return tdx_buf_adds(b, "</table>\n</section>\n");
 }
 
@@ -441,7 +409,7 @@ static tdx_status round_html(const tdx_rep_round *r, tdx_buf *b)
     tdx_rep_cost cost;
     tdx_rep__round_cost(r, &cost);
     TRY(tdx_buf_adds(b, "<p class=\"sub\">Cost of the round's diagnosis: "));
-    TRY(cost_text(b, &cost));
+    TRY(tdx_rep__cost_text(b, &cost));
     TRY(tdx_buf_adds(b, r->ended ? ".</p>\n</section>\n" : ". The round did not end (interrupted).</p>\n</section>\n"));
     return TDX_OK;
 }
@@ -551,30 +519,9 @@ static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
 // The summary the paper reports, and what it lacks.
 static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
 {
-    TRY(tdx_buf_printf(b, "<table id=\"summary-table\" class=\"kv\">\n<tr><th>tasks run / total</th><td>%zu / %zu</td></tr>\n",
-                       s->ok, s->tasks));
-    if (s->ok)
-        TRY(tdx_buf_printf(b, "<tr><th>geomean speedup</th><td>%.2f×</td></tr>\n<tr><th>median speedup</th>"
-                              "<td>%.2f×</td></tr>\n<tr><th>&gt; 2×</th><td>%zu / %zu</td></tr>\n"
-                              "<tr><th>&gt; 5×</th><td>%zu / %zu</td></tr>\n",
-                           s->geomean, s->median, s->above2, s->ok, s->above5, s->ok));
-    if (s->median_fraction >= 0)
-        TRY(tdx_buf_printf(b, "<tr><th>median final roofline</th><td>%.0f%%</td></tr>\n", 100 * s->median_fraction));
-    if (s->bound_geomean > 0)
-        TRY(tdx_buf_printf(b, "<tr><th>geomean / median at every roofline floor (the most the suite allows)</th>"
-                              "<td>%.2f× / %.2f×</td></tr>\n",
-                           s->bound_geomean, s->bound_median));
-    if (s->with_eager)
-        TRY(tdx_buf_printf(b, "<tr><th>faster than torch eager</th><td>%zu / %zu</td></tr>\n", s->faster_eager,
-                           s->with_eager));
-    if (s->with_compile)
-        TRY(tdx_buf_printf(b, "<tr><th>faster than torch.compile</th><td>%zu / %zu</td></tr>\n",
-                           s->faster_compile, s->with_compile));
-    if (s->with_eager || s->with_compile)
-        TRY(tdx_buf_printf(b, "<tr><th>within %.0f%% of torch eager / torch.compile (a tie either way)</th>"
-                              "<td>%zu / %zu</td></tr>\n",
-                           100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile));
-    return tdx_buf_printf(b, "<tr><th>wall time of all runs</th><td>%.0f s</td></tr>\n</table>\n", s->seconds);
+    TRY(tdx_buf_adds(b, "<table id=\"summary-table\" class=\"kv\">\n"));
+    TRY(tdx_rep__bench_rows(b, TDX_REP_HTML, s));
+    return tdx_buf_adds(b, "</table>\n");
 }
 
 // One row per results file: how deep diagnosis went, and what that bought.

@@ -50,6 +50,23 @@ tdx_status tdx_rep__roof_sentence(const tdx_rep_roof *roof, tdx_buf *b);
  * timings, 40 s; 28 s of it waiting for the GPU". */
 tdx_status tdx_rep__verify_text(const tdx_rep_verify *v, tdx_buf *b);
 
+/* The markup the Markdown and HTML reports share their key-value rows in. */
+typedef enum tdx_rep_mark { TDX_REP_MD, TDX_REP_HTML } tdx_rep_mark;
+
+/* Text from the run, escaped for the markup. */
+tdx_status tdx_rep__text(tdx_buf *b, tdx_rep_mark m, const char *s);
+/* A key-value row: "| key | " / "<tr><th>key</th><td>", then the value,
+ * then tdx_rep__kv_end: " |\n" / "</td></tr>\n". */
+tdx_status tdx_rep__kv(tdx_buf *b, tdx_rep_mark m, const char *key);
+tdx_status tdx_rep__kv_end(tdx_buf *b, tdx_rep_mark m);
+/* What diagnosis cost: "40.1 s, 10 compiles, 4 GPU runs, 0 LLM tokens". */
+tdx_status tdx_rep__cost_text(tdx_buf *b, const tdx_rep_cost *c);
+/* The optimize summary's rows from "deepest level" on: the stop, the
+ * diagnosis cost, checks and timings, wall time, resumes, the end's timing. */
+tdx_status tdx_rep__summary_tail(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *o);
+/* The bench summary's rows: tasks run, speedups, roofline, against torch. */
+tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summary *s);
+
 /* The run's speedup (initial / final), 0 when unknown. */
 double tdx_rep__speedup(const tdx_rep_opt *o);
 

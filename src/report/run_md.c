@@ -26,14 +26,6 @@ static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
     return m->nnotes ? tdx_buf_adds(b, "\n") : TDX_OK;
 }
 
-// What diagnosis cost: seconds, compiles, GPU runs, LLM tokens.
-static tdx_status cost_text(tdx_buf *b, const tdx_rep_cost *c)
-{
-    return tdx_buf_printf(b, "%.3g s, %ld compile%s, %ld GPU run%s, %ld LLM token%s", c->seconds,
-                          c->compiles, c->compiles == 1 ? "" : "s", c->gpu_runs,
-                          c->gpu_runs == 1 ? "" : "s", c->tokens, c->tokens == 1 ? "" : "s");
-}
-
 // The run at a glance: time, roofline, rounds, deciding levels, stop, cost.
 static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
 {
@@ -65,31 +57,7 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
         }
         TRY(tdx_buf_adds(b, " |\n"));
     }
-    TRY(tdx_buf_printf(b, "| deepest level | %d |\n", o->max_level));
-    TRY(tdx_buf_adds(b, "| stopped | "));
-    TRY(o->stopped ? tdx_rep_md_text(b, o->stop_reason ? o->stop_reason : "?")
-                   : tdx_buf_adds(b, "not yet (interrupted)"));
-    tdx_rep_cost cost;
-    tdx_rep__run_cost(o, &cost);
-    TRY(tdx_buf_adds(b, " |\n| diagnosis cost | "));
-    TRY(cost_text(b, &cost));
-    TRY(tdx_buf_adds(b, " |\n"));
-    if (o->verify.checks) {
-        TRY(tdx_buf_adds(b, "| checks and timings | "));
-        TRY(tdx_rep__verify_text(&o->verify, b));
-        TRY(tdx_buf_adds(b, " |\n"));
-    }
-    if (o->elapsed_s > 0)
-        TRY(tdx_buf_printf(b, "| wall time | %.3g s |\n", o->elapsed_s));
-    if (o->resumes)
-        TRY(tdx_buf_printf(b, "| resumed | %d time%s |\n", o->resumes, o->resumes == 1 ? "" : "s"));
-    if (o->confirm_outcome) {
-        char ch[64];
-        tdx_rep_fmt_time(ch, sizeof ch, o->chained_s);
-        TRY(tdx_buf_adds(b, "| beside the task at the end | "));
-        TRY(tdx_rep_md_text(b, o->confirm_outcome[0] ? o->confirm_outcome : "not timed"));
-        TRY(tdx_buf_printf(b, " (the rounds' ratios chained: %s) |\n", ch));
-    }
+    TRY(tdx_rep__summary_tail(b, TDX_REP_MD, o));
     return tdx_buf_adds(b, "\n");
 }
 
@@ -299,7 +267,7 @@ static tdx_status round_md(const tdx_rep_round *r, tdx_buf *b)
     tdx_rep_cost cost;
     tdx_rep__round_cost(r, &cost);
     TRY(tdx_buf_adds(b, "Cost of the round's diagnosis: "));
-    TRY(cost_text(b, &cost));
+    TRY(tdx_rep__cost_text(b, &cost));
     TRY(tdx_buf_adds(b, r->ended ? ".\n\n" : ". The round did not end (interrupted).\n\n"));
     return TDX_OK;
 }
@@ -420,25 +388,9 @@ static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
 // The summary the paper reports, and what it lacks.
 static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
 {
-    TRY(tdx_buf_printf(b, "| | |\n|---|---|\n| tasks run / total | %zu / %zu |\n", s->ok, s->tasks));
-    if (s->ok)
-        TRY(tdx_buf_printf(b, "| geomean speedup | %.2f× |\n| median speedup | %.2f× |\n"
-                              "| > 2× | %zu / %zu |\n| > 5× | %zu / %zu |\n",
-                           s->geomean, s->median, s->above2, s->ok, s->above5, s->ok));
-    if (s->median_fraction >= 0)
-        TRY(tdx_buf_printf(b, "| median final roofline | %.0f%% |\n", 100 * s->median_fraction));
-    if (s->bound_geomean > 0)
-        TRY(tdx_buf_printf(b, "| geomean / median at every roofline floor (the most the suite allows) | %.2f× / %.2f× |\n",
-                           s->bound_geomean, s->bound_median));
-    if (s->with_eager)
-        TRY(tdx_buf_printf(b, "| faster than torch eager | %zu / %zu |\n", s->faster_eager, s->with_eager));
-    if (s->with_compile)
-        TRY(tdx_buf_printf(b, "| faster than torch.compile | %zu / %zu |\n", s->faster_compile,
-                           s->with_compile));
-    if (s->with_eager || s->with_compile)
-        TRY(tdx_buf_printf(b, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
-                           100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile));
-    return tdx_buf_printf(b, "| wall time of all runs | %.0f s |\n\n", s->seconds);
+    TRY(tdx_buf_adds(b, "| | |\n|---|---|\n"));
+    TRY(tdx_rep__bench_rows(b, TDX_REP_MD, s));
+    return tdx_buf_adds(b, "\n");
 }
 
 // The report of a bench run.

@@ -202,3 +202,119 @@ tdx_status tdx_rep__verify_text(const tdx_rep_verify *v, tdx_buf *b)
         st = tdx_buf_printf(b, "; %.3g s of it waiting for the GPU", v->wait_s);
     return st;
 }
+
+tdx_status tdx_rep__text(tdx_buf *b, tdx_rep_mark m, const char *s)
+{
+    return m == TDX_REP_HTML ? tdx_rep_html_esc(b, s) : tdx_rep_md_text(b, s);
+}
+
+tdx_status tdx_rep__kv(tdx_buf *b, tdx_rep_mark m, const char *key)
+{
+    TRY(tdx_buf_adds(b, m == TDX_REP_HTML ? "<tr><th>" : "| "));
+    TRY(tdx_rep__text(b, m, key));
+    return tdx_buf_adds(b, m == TDX_REP_HTML ? "</th><td>" : " | ");
+}
+
+tdx_status tdx_rep__kv_end(tdx_buf *b, tdx_rep_mark m)
+{
+    return tdx_buf_adds(b, m == TDX_REP_HTML ? "</td></tr>\n" : " |\n");
+}
+
+tdx_status tdx_rep__cost_text(tdx_buf *b, const tdx_rep_cost *c)
+{
+    return tdx_buf_printf(b, "%.3g s, %ld compile%s, %ld GPU run%s, %ld LLM token%s", c->seconds,
+                          c->compiles, c->compiles == 1 ? "" : "s", c->gpu_runs,
+                          c->gpu_runs == 1 ? "" : "s", c->tokens, c->tokens == 1 ? "" : "s");
+}
+
+tdx_status tdx_rep__summary_tail(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *o)
+{
+    TRY(tdx_rep__kv(b, m, "deepest level"));
+    TRY(tdx_buf_printf(b, "%d", o->max_level));
+    TRY(tdx_rep__kv_end(b, m));
+    TRY(tdx_rep__kv(b, m, "stopped"));
+    TRY(o->stopped ? tdx_rep__text(b, m, o->stop_reason ? o->stop_reason : "?")
+                   : tdx_buf_adds(b, "not yet (interrupted)"));
+    TRY(tdx_rep__kv_end(b, m));
+    tdx_rep_cost cost;
+    tdx_rep__run_cost(o, &cost);
+    TRY(tdx_rep__kv(b, m, "diagnosis cost"));
+    TRY(tdx_rep__cost_text(b, &cost));
+    TRY(tdx_rep__kv_end(b, m));
+    if (o->verify.checks) {
+        TRY(tdx_rep__kv(b, m, "checks and timings"));
+        TRY(tdx_rep__verify_text(&o->verify, b));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (o->elapsed_s > 0) {
+        TRY(tdx_rep__kv(b, m, "wall time"));
+        TRY(tdx_buf_printf(b, "%.3g s", o->elapsed_s));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (o->resumes) {
+        TRY(tdx_rep__kv(b, m, "resumed"));
+        TRY(tdx_buf_printf(b, "%d time%s", o->resumes, o->resumes == 1 ? "" : "s"));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (o->confirm_outcome) {
+        char ch[64];
+        tdx_rep_fmt_time(ch, sizeof ch, o->chained_s);
+        TRY(tdx_rep__kv(b, m, "beside the task at the end"));
+        TRY(tdx_rep__text(b, m, o->confirm_outcome[0] ? o->confirm_outcome : "not timed"));
+        TRY(tdx_buf_printf(b, " (the rounds' ratios chained: %s)", ch));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    return TDX_OK;
+}
+
+tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summary *s)
+{
+    TRY(tdx_rep__kv(b, m, "tasks run / total"));
+    TRY(tdx_buf_printf(b, "%zu / %zu", s->ok, s->tasks));
+    TRY(tdx_rep__kv_end(b, m));
+    if (s->ok) {
+        TRY(tdx_rep__kv(b, m, "geomean speedup"));
+        TRY(tdx_buf_printf(b, "%.2f×", s->geomean));
+        TRY(tdx_rep__kv_end(b, m));
+        TRY(tdx_rep__kv(b, m, "median speedup"));
+        TRY(tdx_buf_printf(b, "%.2f×", s->median));
+        TRY(tdx_rep__kv_end(b, m));
+        TRY(tdx_rep__kv(b, m, "> 2×"));
+        TRY(tdx_buf_printf(b, "%zu / %zu", s->above2, s->ok));
+        TRY(tdx_rep__kv_end(b, m));
+        TRY(tdx_rep__kv(b, m, "> 5×"));
+        TRY(tdx_buf_printf(b, "%zu / %zu", s->above5, s->ok));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (s->median_fraction >= 0) {
+        TRY(tdx_rep__kv(b, m, "median final roofline"));
+        TRY(tdx_buf_printf(b, "%.0f%%", 100 * s->median_fraction));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (s->bound_geomean > 0) {
+        TRY(tdx_rep__kv(b, m, "geomean / median at every roofline floor (the most the suite allows)"));
+        TRY(tdx_buf_printf(b, "%.2f× / %.2f×", s->bound_geomean, s->bound_median));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (s->with_eager) {
+        TRY(tdx_rep__kv(b, m, "faster than torch eager"));
+        TRY(tdx_buf_printf(b, "%zu / %zu", s->faster_eager, s->with_eager));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (s->with_compile) {
+        TRY(tdx_rep__kv(b, m, "faster than torch.compile"));
+        TRY(tdx_buf_printf(b, "%zu / %zu", s->faster_compile, s->with_compile));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    if (s->with_eager || s->with_compile) {
+        char key[96];
+        snprintf(key, sizeof key, "within %.0f%% of torch eager / torch.compile (a tie either way)",
+                 100 * TDX_BENCH_TIE);
+        TRY(tdx_rep__kv(b, m, key));
+        TRY(tdx_buf_printf(b, "%zu / %zu", s->tie_eager, s->tie_compile));
+        TRY(tdx_rep__kv_end(b, m));
+    }
+    TRY(tdx_rep__kv(b, m, "wall time of all runs"));
+    TRY(tdx_buf_printf(b, "%.0f s", s->seconds));
+    return tdx_rep__kv_end(b, m);
+}
