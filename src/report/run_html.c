@@ -9,13 +9,6 @@
 #include "report/run_int.h"
 #include "report/svg.h"
 
-#define TRY(x)                  \
-    do {                        \
-        tdx_status st_ = (x);   \
-        if (st_)                \
-            return st_;         \
-    } while (0)
-
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d232b;"
     "max-width:1100px;margin:24px auto;padding:0 18px;background:#fff}\n"
@@ -442,80 +435,6 @@ static tdx_status optimize_html(const tdx_rep_model *m, tdx_buf *b)
 
 /* ---- bench runs ------------------------------------------------------------ */
 
-// A row that ran to the end and has both times.
-static int row_ran(const tdx_bench_row *w)
-{
-    return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
-}
-
-// A time cell.
-static tdx_status td_time(tdx_buf *b, double s)
-{
-    char t[32];
-    tdx_rep_fmt_time(t, sizeof t, s);
-    return tdx_buf_printf(b, "<td class=\"num\">%s</td>", t);
-}
-
-// A percentage cell.
-static tdx_status td_pct(tdx_buf *b, double f)
-{
-    char p[16];
-    tdx_rep__fmt_pct(p, sizeof p, f);
-    return tdx_buf_printf(b, "<td class=\"num\">%s</td>", p);
-}
-
-// One row per task of a results file.
-static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
-{
-    TRY(tdx_buf_adds(b, "<table id=\"results\">\n<tr><th>task</th><th>initial</th><th>final</th><th>speedup</th>"
-                        "<th>roofline before</th><th>roofline after</th><th>torch eager</th><th>torch.compile</th>"
-                        "<th>rounds</th><th>kept (level)</th><th>status</th></tr>\n"));
-    for (size_t i = 0; i < s->rows.len; i++) {
-        const tdx_bench_row *w = &s->rows.rows[i];
-        TRY(tdx_buf_adds(b, "<tr><td>"));
-        if (link && s->run_dirs && s->run_dirs[i]) {
-            /* the task's own report: percent-encoded, then escaped */
-            tdx_buf u;
-            tdx_buf_init(&u, 0);
-            tdx_status st = tdx_rep__uri(s->run_dirs[i], NULL, &u);
-            if (!st)
-                st = tdx_buf_adds(b, "<a href=\"");
-            if (!st)
-                st = esc(b, tdx_buf_str(&u));
-            tdx_buf_free(&u);
-            TRY(st);
-            TRY(tdx_buf_adds(b, "/report.html\"><code>"));
-            TRY(esc(b, w->task));
-            TRY(tdx_buf_adds(b, "</code></a></td>"));
-        } else {
-            TRY(tdx_buf_adds(b, "<code>"));
-            TRY(esc(b, w->task));
-            TRY(tdx_buf_adds(b, "</code></td>"));
-        }
-        TRY(td_time(b, w->initial_s));
-        TRY(td_time(b, w->final_s));
-        if (row_ran(w))
-            TRY(tdx_buf_printf(b, "<td class=\"num\"><strong>%.2f×</strong></td>", w->initial_s / w->final_s));
-        else
-            TRY(tdx_buf_adds(b, "<td class=\"num\">–</td>"));
-        TRY(td_pct(b, w->fraction_before));
-        TRY(td_pct(b, w->fraction_after));
-        TRY(td_time(b, w->eager_s));
-        TRY(td_time(b, w->compile_s));
-        TRY(tdx_buf_printf(b, "<td class=\"num\">%d</td><td>", w->rounds > 0 ? w->rounds : 0));
-        TRY(esc(b, w->families[0] ? w->families : "–"));
-        if (w->levels[0]) {
-            TRY(tdx_buf_adds(b, " ("));
-            TRY(esc(b, w->levels));
-            TRY(tdx_buf_adds(b, ")"));
-        }
-        TRY(tdx_buf_adds(b, "</td><td>"));
-        TRY(esc(b, w->status));
-        TRY(tdx_buf_adds(b, "</td></tr>\n"));
-    }
-    return tdx_buf_adds(b, "</table>\n");
-}
-
 // The summary the paper reports, and what it lacks.
 static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
 {
@@ -527,31 +446,9 @@ static tdx_status summary_table(const tdx_bench_summary *s, tdx_buf *b)
 // One row per results file: how deep diagnosis went, and what that bought.
 static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
 {
-    TRY(tdx_buf_adds(b, "<section id=\"ablation\">\n<h2>Ablation over the deepest diagnosis level</h2>\n"
-                        "<table>\n<tr><th>results</th><th>max level</th><th>tasks run</th><th>geomean</th>"
-                        "<th>median</th><th>&gt; 2×</th><th>&gt; 5×</th><th>median roofline</th><th>GPU runs</th>"
-                        "<th>compiles</th><th>LLM tokens</th><th>wall time</th></tr>\n"));
-    for (size_t i = 0; i < bn->nsets; i++) {
-        const tdx_rep_results *s = &bn->sets[i];
-        const tdx_bench_summary *u = &s->sum;
-        TRY(tdx_buf_adds(b, "<tr><td><code>"));
-        TRY(esc(b, s->name));
-        TRY(tdx_buf_adds(b, "</code></td>"));
-        TRY(s->max_level >= 0 ? tdx_buf_printf(b, "<td class=\"num\">%d</td>", s->max_level)
-                              : tdx_buf_adds(b, "<td class=\"num\">–</td>"));
-        TRY(tdx_buf_printf(b, "<td class=\"num\">%zu / %zu</td>", u->ok, u->tasks));
-        if (u->ok)
-            TRY(tdx_buf_printf(b, "<td class=\"num\">%.2f×</td><td class=\"num\">%.2f×</td><td class=\"num\">%zu</td>"
-                                  "<td class=\"num\">%zu</td>",
-                               u->geomean, u->median, u->above2, u->above5));
-        else
-            TRY(tdx_buf_adds(b, "<td>–</td><td>–</td><td>–</td><td>–</td>"));
-        TRY(td_pct(b, u->median_fraction));
-        TRY(tdx_buf_printf(b, "<td class=\"num\">%ld</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td>"
-                              "<td class=\"num\">%.0f s</td></tr>\n",
-                           s->gpu_runs, s->compiles, s->tokens, u->seconds));
-    }
-    return tdx_buf_adds(b, "</table>\n</section>\n");
+    TRY(tdx_buf_adds(b, "<section id=\"ablation\">\n<h2>Ablation over the deepest diagnosis level</h2>\n"));
+    TRY(tdx_rep__ablation_table(b, TDX_REP_HTML, bn));
+    return tdx_buf_adds(b, "</section>\n");
 }
 
 // The page of a bench run.
@@ -588,7 +485,7 @@ static tdx_status bench_html(const tdx_rep_model *m, tdx_buf *b)
     tdx_buf_free(&svg);
     TRY(st);
     TRY(tdx_buf_adds(b, "</section>\n<section id=\"results-section\">\n<h2>Results</h2>\n"));
-    TRY(results_table(s, m->task_links, b));
+    TRY(tdx_rep__results_table(b, TDX_REP_HTML, s, m->task_links));
     TRY(tdx_buf_adds(b, "</section>\n<section id=\"summary\">\n<h2>Summary</h2>\n"));
     TRY(summary_table(&s->sum, b));
     TRY(tdx_buf_adds(b, "</section>\n"));

@@ -6,6 +6,14 @@
 
 #include "report/run.h"
 
+/* Return the status of x from the calling function when it is not TDX_OK. */
+#define TRY(x)                  \
+    do {                        \
+        tdx_status st_ = (x);   \
+        if (st_)                \
+            return st_;         \
+    } while (0)
+
 /* The last path component of p. */
 const char *tdx_rep__base(const char *p);
 
@@ -66,6 +74,12 @@ tdx_status tdx_rep__cost_text(tdx_buf *b, const tdx_rep_cost *c);
 tdx_status tdx_rep__summary_tail(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *o);
 /* The bench summary's rows: tasks run, speedups, roofline, against torch. */
 tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summary *s);
+
+/* The bench report's table of one results file, a row per task (the task
+ * linked to its run's report when link and the run is there), and the
+ * ablation's table, a row per results file (run_table.c). */
+tdx_status tdx_rep__results_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_results *s, int link);
+tdx_status tdx_rep__ablation_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_bench *bn);
 
 /* The run's speedup (initial / final), 0 when unknown. */
 double tdx_rep__speedup(const tdx_rep_opt *o);

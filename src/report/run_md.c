@@ -8,13 +8,6 @@
 #include "report/run_int.h"
 #include "report/svg.h"
 
-#define TRY(x)                  \
-    do {                        \
-        tdx_status st_ = (x);   \
-        if (st_)                \
-            return st_;         \
-    } while (0)
-
 // What is missing or cut short, as block quotes.
 static tdx_status notes(const tdx_rep_model *m, tdx_buf *b)
 {
@@ -299,90 +292,8 @@ static tdx_status optimize_md(const tdx_rep_model *m, tdx_buf *b)
 // One row per results file: how deep diagnosis went, and what that bought.
 static tdx_status ablation(const tdx_rep_bench *bn, tdx_buf *b)
 {
-    TRY(tdx_buf_adds(b, "## Ablation over the deepest diagnosis level\n\n"
-                        "| results | max level | tasks run | geomean | median | > 2× | > 5× | median "
-                        "roofline | GPU runs | compiles | LLM tokens | wall time |\n"
-                        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
-    for (size_t i = 0; i < bn->nsets; i++) {
-        const tdx_rep_results *s = &bn->sets[i];
-        const tdx_bench_summary *u = &s->sum;
-        TRY(tdx_buf_adds(b, "| "));
-        TRY(tdx_rep_md_text(b, s->name));
-        TRY(s->max_level >= 0 ? tdx_buf_printf(b, " | %d", s->max_level) : tdx_buf_adds(b, " | –"));
-        TRY(tdx_buf_printf(b, " | %zu / %zu", u->ok, u->tasks));
-        if (u->ok)
-            TRY(tdx_buf_printf(b, " | %.2f× | %.2f× | %zu | %zu", u->geomean, u->median, u->above2,
-                               u->above5));
-        else
-            TRY(tdx_buf_adds(b, " | – | – | – | –"));
-        char p[16];
-        tdx_rep__fmt_pct(p, sizeof p, u->median_fraction);
-        TRY(tdx_buf_printf(b, " | %s | %ld | %ld | %ld | %.0f s |\n", p, s->gpu_runs, s->compiles,
-                           s->tokens, u->seconds));
-    }
-    return tdx_buf_adds(b, "\n");
-}
-
-// A time cell.
-static tdx_status cell_time(tdx_buf *b, double s)
-{
-    char t[32];
-    tdx_rep_fmt_time(t, sizeof t, s);
-    return tdx_buf_printf(b, " %s |", t);
-}
-
-// A percentage cell.
-static tdx_status cell_pct(tdx_buf *b, double f)
-{
-    char p[16];
-    tdx_rep__fmt_pct(p, sizeof p, f);
-    return tdx_buf_printf(b, " %s |", p);
-}
-
-// A row that ran to the end and has both times.
-static int row_ran(const tdx_bench_row *w)
-{
-    return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
-}
-
-// One row per task of a results file, every string escaped.
-static tdx_status results_table(const tdx_rep_results *s, int link, tdx_buf *b)
-{
-    TRY(tdx_buf_adds(b, "| task | initial | final | speedup | roofline before | roofline after | "
-                        "torch eager | torch.compile | rounds | kept (level) | status |\n"
-                        "|---|---|---|---|---|---|---|---|---|---|---|\n"));
-    for (size_t i = 0; i < s->rows.len; i++) {
-        const tdx_bench_row *w = &s->rows.rows[i];
-        TRY(tdx_buf_adds(b, "| "));
-        if (link && s->run_dirs && s->run_dirs[i]) {
-            TRY(tdx_buf_adds(b, "["));
-            TRY(tdx_rep_md_text(b, w->task));
-            TRY(tdx_buf_adds(b, "]("));
-            TRY(tdx_rep__uri(s->run_dirs[i], NULL, b));
-            TRY(tdx_buf_adds(b, "/report.md)"));
-        } else {
-            TRY(tdx_rep_md_text(b, w->task));
-        }
-        TRY(tdx_buf_adds(b, " |"));
-        TRY(cell_time(b, w->initial_s));
-        TRY(cell_time(b, w->final_s));
-        TRY(row_ran(w) ? tdx_buf_printf(b, " %.2f× |", w->initial_s / w->final_s) : tdx_buf_adds(b, " – |"));
-        TRY(cell_pct(b, w->fraction_before));
-        TRY(cell_pct(b, w->fraction_after));
-        TRY(cell_time(b, w->eager_s));
-        TRY(cell_time(b, w->compile_s));
-        TRY(tdx_buf_printf(b, " %d | ", w->rounds > 0 ? w->rounds : 0));
-        TRY(tdx_rep_md_text(b, w->families[0] ? w->families : "–"));
-        if (w->levels[0]) {
-            TRY(tdx_buf_adds(b, " ("));
-            TRY(tdx_rep_md_text(b, w->levels));
-            TRY(tdx_buf_adds(b, ")"));
-        }
-        TRY(tdx_buf_adds(b, " | "));
-        TRY(tdx_rep_md_text(b, w->status));
-        TRY(tdx_buf_adds(b, " |\n"));
-    }
-    return tdx_buf_adds(b, "\n");
+    TRY(tdx_buf_adds(b, "## Ablation over the deepest diagnosis level\n\n"));
+    return tdx_rep__ablation_table(b, TDX_REP_MD, bn);
 }
 
 // The summary the paper reports, and what it lacks.
@@ -415,7 +326,7 @@ static tdx_status bench_md(const tdx_rep_model *m, tdx_buf *b)
     TRY(tdx_buf_adds(b, "## Results\n\n"));
     if (m->chart_file)
         TRY(tdx_buf_adds(b, "![speedup per task over its initial kernel, log scale](report-speedups.svg)\n\n"));
-    TRY(results_table(s, m->task_links, b));
+    TRY(tdx_rep__results_table(b, TDX_REP_MD, s, m->task_links));
     TRY(tdx_buf_adds(b, "## Summary\n\n"));
     TRY(summary_table(&s->sum, b));
     if (bn->nsets > 1)

@@ -12,13 +12,6 @@
 #include "report/run_int.h"
 #include "report/svg.h"
 
-#define TRY(x)                  \
-    do {                        \
-        tdx_status st_ = (x);   \
-        if (st_)                \
-            return st_;         \
-    } while (0)
-
 /* The charts' own styles, so that an SVG also stands alone as a file. */
 static const char chart_css[] =
     "<style>.bg{fill:#fff}.grid{stroke:#e6eaee}.frame{fill:none;stroke:#8a96a3}"

@@ -6,13 +6,6 @@
 
 #include "report/svg.h"
 
-#define TRY(x)                  \
-    do {                        \
-        tdx_status st_ = (x);   \
-        if (st_)                \
-            return st_;         \
-    } while (0)
-
 // The file name of a path.
 const char *tdx_rep__base(const char *p)
 {
