@@ -162,21 +162,10 @@ static tdx_status progress(const tdx_rep_opt *o, tdx_buf *b)
 static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
-    char a[48], c[48];
     TRY(tdx_buf_adds(b, "<section id=\"roofline-section\">\n<h2>Roofline</h2>\n"));
     if (r->have_ceilings) {
-        tdx_rep_fmt_rate(a, sizeof a, r->copy_bw, "B/s");
-        TRY(tdx_buf_adds(b, "<p class=\"sub\">Ceilings"));
-        if (r->device) {
-            TRY(tdx_buf_adds(b, " of "));
-            TRY(esc(b, r->device));
-        }
-        TRY(tdx_buf_printf(b, ": copy bandwidth %s", a));
-        for (int i = 0; i < 4; i++)
-            if (r->mm[i] > 0) {
-                tdx_rep_fmt_rate(c, sizeof c, r->mm[i], "FLOP/s");
-                TRY(tdx_buf_printf(b, ", %s matmul %s", tdx_rep_mm_names[i], c));
-            }
+        TRY(tdx_buf_adds(b, "<p class=\"sub\">"));
+        TRY(tdx_rep__ceilings_text(b, TDX_REP_HTML, r));
         TRY(tdx_buf_adds(b, ".</p>\n"));
     }
     if (r->why) {
@@ -197,20 +186,8 @@ static tdx_status roofline(const tdx_rep_opt *o, tdx_buf *b)
         st = tdx_buf_adds(b, "<p>No roofline chart: the numbers do not fit a log scale.</p>\n");
     tdx_buf_free(&svg);
     TRY(st);
-    TRY(tdx_buf_adds(b, "<table>\n<tr><th>kernel</th><th>time</th><th>achieved</th><th>% of roofline</th></tr>\n"));
-    tdx_rep_point pts[64];
-    size_t n = tdx_rep__points(o, pts, 64);
-    for (size_t i = 0; i < n; i++) {
-        char p[16];
-        tdx_rep_fmt_time(a, sizeof a, pts[i].seconds);
-        tdx_rep_fmt_rate(c, sizeof c, r->flops / pts[i].seconds, "FLOP/s");
-        tdx_rep__fmt_pct(p, sizeof p, pts[i].fraction);
-        TRY(tdx_buf_adds(b, "<tr><td>"));
-        TRY(esc(b, pts[i].label));
-        TRY(tdx_buf_printf(b, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
-                           a, c, p));
-    }
-    return tdx_buf_adds(b, "</table>\n</section>\n");
+    TRY(tdx_rep__points_table(b, TDX_REP_HTML, o));
+    return tdx_buf_adds(b, "</section>\n");
 }
 
 // One finding: rule, level, place, message, why, family, facts, evidence.

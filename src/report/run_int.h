@@ -80,6 +80,11 @@ tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summa
  * ablation's table, a row per results file (run_table.c). */
 tdx_status tdx_rep__results_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_results *s, int link);
 tdx_status tdx_rep__ablation_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_bench *bn);
+/* The optimize report's roofline points (initial, each kept rewrite, final)
+ * as a table, and the device's ceilings as one sentence without its full
+ * stop ("Ceilings of DEVICE: copy bandwidth 4.25 TB/s, fp16 matmul ..."). */
+tdx_status tdx_rep__points_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *o);
+tdx_status tdx_rep__ceilings_text(tdx_buf *b, tdx_rep_mark m, const tdx_rep_roof *r);
 
 /* The run's speedup (initial / final), 0 when unknown. */
 double tdx_rep__speedup(const tdx_rep_opt *o);

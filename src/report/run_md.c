@@ -58,21 +58,9 @@ static tdx_status summary(const tdx_rep_opt *o, tdx_buf *b)
 static tdx_status roofline(const tdx_rep_opt *o, int chart, tdx_buf *b)
 {
     const tdx_rep_roof *r = &o->roof;
-    char a[48], c[48];
     TRY(tdx_buf_adds(b, "## Roofline\n\n"));
     if (r->have_ceilings) {
-        tdx_rep_fmt_rate(a, sizeof a, r->copy_bw, "B/s");
-        TRY(tdx_buf_adds(b, "Ceilings"));
-        if (r->device) {
-            TRY(tdx_buf_adds(b, " of "));
-            TRY(tdx_rep_md_text(b, r->device));
-        }
-        TRY(tdx_buf_printf(b, ": copy bandwidth %s", a));
-        for (int i = 0; i < 4; i++)
-            if (r->mm[i] > 0) {
-                tdx_rep_fmt_rate(c, sizeof c, r->mm[i], "FLOP/s");
-                TRY(tdx_buf_printf(b, ", %s matmul %s", tdx_rep_mm_names[i], c));
-            }
+        TRY(tdx_rep__ceilings_text(b, TDX_REP_MD, r));
         TRY(tdx_buf_adds(b, ".\n\n"));
     }
     if (r->why) {
@@ -85,17 +73,7 @@ static tdx_status roofline(const tdx_rep_opt *o, int chart, tdx_buf *b)
     if (chart)
         TRY(tdx_buf_adds(b, "![roofline: FLOP/s against FLOP/byte, the initial and final kernel under "
                             "the roof](report-roofline.svg)\n\n"));
-    TRY(tdx_buf_adds(b, "| kernel | time | achieved | % of roofline |\n|---|---|---|---|\n"));
-    tdx_rep_point pts[64];
-    size_t n = tdx_rep__points(o, pts, 64);
-    for (size_t i = 0; i < n; i++) {
-        tdx_rep_fmt_time(a, sizeof a, pts[i].seconds);
-        tdx_rep_fmt_rate(c, sizeof c, r->flops / pts[i].seconds, "FLOP/s");
-        char p[16];
-        tdx_rep__fmt_pct(p, sizeof p, pts[i].fraction);
-        TRY(tdx_buf_printf(b, "| %s | %s | %s | %s |\n", pts[i].label, a, c, p));
-    }
-    return tdx_buf_adds(b, "\n");
+    return tdx_rep__points_table(b, TDX_REP_MD, o);
 }
 
 // One finding as a list item, its evidence fenced.

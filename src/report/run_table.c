@@ -1,5 +1,6 @@
-/* The bench report's grid tables -- one row per task, one per results file
- * of an ablation -- written once for Markdown and HTML (tdx_rep_mark). */
+/* The reports' grid tables -- the bench report's row per task and per
+ * results file of an ablation, the optimize report's roofline points -- and
+ * its ceilings line, written once for Markdown and HTML (tdx_rep_mark). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,45 @@ tdx_status tdx_rep__ablation_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_ben
         TRY(numf(b, m, "%ld", s->compiles));
         TRY(numf(b, m, "%ld", s->tokens));
         TRY(numf(b, m, "%.0f s", u->seconds));
+        TRY(row_end(b, m));
+    }
+    return tdx_buf_adds(b, m == TDX_REP_MD ? "\n" : "</table>\n");
+}
+
+tdx_status tdx_rep__ceilings_text(tdx_buf *b, tdx_rep_mark m, const tdx_rep_roof *r)
+{
+    char a[48], c[48];
+    tdx_rep_fmt_rate(a, sizeof a, r->copy_bw, "B/s");
+    TRY(tdx_buf_adds(b, "Ceilings"));
+    if (r->device) {
+        TRY(tdx_buf_adds(b, " of "));
+        TRY(tdx_rep__text(b, m, r->device));
+    }
+    TRY(tdx_buf_printf(b, ": copy bandwidth %s", a));
+    for (int i = 0; i < 4; i++)
+        if (r->mm[i] > 0) {
+            tdx_rep_fmt_rate(c, sizeof c, r->mm[i], "FLOP/s");
+            TRY(tdx_buf_printf(b, ", %s matmul %s", tdx_rep_mm_names[i], c));
+        }
+    return TDX_OK;
+}
+
+tdx_status tdx_rep__points_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *o)
+{
+    static const char *const names[] = {"kernel", "time", "achieved", "% of roofline"};
+    TRY(head(b, m, "", names, sizeof names / sizeof names[0]));
+    tdx_rep_point pts[64];
+    size_t n = tdx_rep__points(o, pts, 64);
+    for (size_t i = 0; i < n; i++) {
+        char c[48];
+        tdx_rep_fmt_rate(c, sizeof c, o->roof.flops / pts[i].seconds, "FLOP/s");
+        TRY(row(b, m));
+        TRY(cell(b, m, 0));
+        TRY(tdx_rep__text(b, m, pts[i].label));
+        TRY(cell_end(b, m));
+        TRY(time_cell(b, m, pts[i].seconds));
+        TRY(num_cell(b, m, c));
+        TRY(pct_cell(b, m, pts[i].fraction));
         TRY(row_end(b, m));
     }
     return tdx_buf_adds(b, m == TDX_REP_MD ? "\n" : "</table>\n");
