@@ -109,8 +109,35 @@ def describe_exception(exc):
     return f"{name}: {msg}" if msg else name
 
 
+def _library_file(path):
+    """Whether a frame's file is Python's or an installed package's (Triton's
+    interpreter, torch, this harness), not the task's or a candidate's."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    libs = {os.path.dirname(os.__file__), here}
+    return "/site-packages/" in path or "/dist-packages/" in path or path.startswith("<") or \
+        any(path.startswith(d + os.sep) for d in libs)
+
+
 def where(exc):
-    """" (at file:line)" of the innermost traceback frame, or ""."""
+    """" (at file:line)": the innermost frame of the user's own code (the task
+    or a candidate) along exc and its causes -- where Triton's interpreter
+    re-raises a kernel's NameError, the kernel's line -- else the innermost
+    frame of exc, or ""."""
+    chain, seen = [], set()
+    e = exc
+    while e is not None and id(e) not in seen and len(chain) < 16:
+        seen.add(id(e))
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    for e in reversed(chain):
+        frames = []
+        tb = e.__traceback__
+        while tb is not None:
+            frames.append(tb)
+            tb = tb.tb_next
+        for f in reversed(frames):
+            if not _library_file(f.tb_frame.f_code.co_filename):
+                return f" (at {f.tb_frame.f_code.co_filename}:{f.tb_lineno})"
     tb = exc.__traceback__
     last = None
     while tb is not None:

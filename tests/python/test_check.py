@@ -91,6 +91,20 @@ def test_candidate_inputs_and_reference_come_from_the_original(tmp_path):
     assert res["ok"] is False and res["reason"] == "constant"
 
 
+def test_a_kernel_error_is_placed_at_the_kernel_line(tmp_path):
+    """Triton's interpreter re-raises a kernel's NameError from its own files:
+    the reason names the candidate's line, not the interpreter's."""
+    src = open(task("add.py")).read().replace("x + y, mask=mask)", "x + undefined_name, mask=mask)")
+    cand = tmp_path / "cand_nameerror.py"
+    cand.write_text(src)
+    line = src.splitlines().index("    tl.store(z_ptr + offs, x + undefined_name, mask=mask)") + 1
+    res = check_task(task("add.py"), device="cpu", seeds=(0,), candidate=str(cand))
+    assert res["ok"] is False and res["reason"] == "raised"
+    assert "undefined_name" in res["error"], res["error"]
+    assert f"(at {cand}:{line})" in res["error"], res["error"]
+    assert "interpreter.py" not in res["error"]
+
+
 def test_candidate_cannot_loosen_the_tolerance(tmp_path):
     # an off-by-one candidate that declares a huge TOLERANCE still fails: TOLERANCE is the original's
     src = open(task("bug_off_by_one_mask.py")).read() + "\nTOLERANCE = 10.0\n"
