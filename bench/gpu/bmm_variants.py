@@ -17,7 +17,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, chain, load, sub, time_row  # noqa: E402
+from variant_util import ROOT, chain, load, sub, time_row, time_variants  # noqa: E402
 
 TASK = os.path.join(ROOT, "bench", "tasks", "bmm_fp16.py")
 
@@ -42,13 +42,7 @@ def main():
     for pick, name in ((2, "TMA 128 x 128 x 32, 4 warps, 4 stages"), (3, "TMA 64 x 128 x 64, 4 warps, 4 stages"),
                        (4, "TMA 128 x 64 x 32, 4 warps, 4 stages")):
         variants.append((name, chain(TASK, *steps, ("retune", pick))))
-    for i, (name, text) in enumerate(variants):
-        try:
-            mod = load(text, f"bmm_v{i}")
-        except Exception as e:  # noqa: BLE001 - a variant that does not load is a row
-            print(f"| bmm_fp16 | {name} | failed to load: {type(e).__name__}: {e} | | | |")
-            continue
-        time_row("bmm_fp16", name, mod.launch, ins, want, kept_ms, torch_ms)
+    time_variants("bmm_fp16", variants, ins, want, kept_ms, torch_ms)
 
 
 if __name__ == "__main__":

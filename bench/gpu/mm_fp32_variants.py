@@ -18,7 +18,7 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, chain, load, sub, time_row  # noqa: E402
+from variant_util import ROOT, chain, load, sub, time_row, time_variants  # noqa: E402
 
 TASK = os.path.join(ROOT, "bench", "tasks", "matmul_fp32_square.py")
 
@@ -84,13 +84,7 @@ def main():
         ("256 x 128", tile_256x128(kept_text)),
         ("256 x 128 grouped 8", grouped(tile_256x128(kept_text), 8)),
     ]
-    for i, (name, text) in enumerate(variants):
-        try:
-            mod = load(text, f"mm_v{i}")
-        except Exception as e:  # noqa: BLE001 - a variant that does not load is a row
-            print(f"| matmul_fp32 | {name} | failed to load: {type(e).__name__}: {e} | | | |")
-            continue
-        time_row("matmul_fp32", name, mod.launch, ins, want, kept_ms, torch_ms)
+    time_variants("matmul_fp32", variants, ins, want, kept_ms, torch_ms)
 
 
 if __name__ == "__main__":

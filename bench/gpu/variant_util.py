@@ -74,6 +74,18 @@ def time_row(task, name, run, ins, want, kept_ms, torch_ms, warmup=25, rep=200):
     return ms
 
 
+def time_variants(task, variants, ins, want, kept_ms, torch_ms):
+    """A row per (name, text) of variants: the text loaded as a module and its
+    launch timed (time_row); a variant that does not load is a row saying so."""
+    for i, (name, text) in enumerate(variants):
+        try:
+            mod = load(text, f"{task}_v{i}")
+        except Exception as e:  # noqa: BLE001 - a variant that does not load is a row
+            print(f"| {task} | {name} | failed to load: {type(e).__name__}: {e} | | | |")
+            continue
+        time_row(task, name, mod.launch, ins, want, kept_ms, torch_ms)
+
+
 def variant_files(paths):
     """Print the variants table's header; then (index, task name, text) of each file."""
     print("| kernel | variant | ms | vs kept | torch ms | max abs diff |")
