@@ -81,6 +81,9 @@ int tdx_cli_parse_double(const char *opt, const char *s, double lo, double hi, d
  * directory); 0 with *src (the caller frees it) and *len set, else the
  * error is printed on stderr and TDX_EXIT_INPUT returned. */
 int tdx_cli_read_task(const char *path, char **src, size_t *len);
+/* The same for a command that hands the path on and reads nothing itself:
+ * 0 when the file is fit to be a task, else TDX_EXIT_INPUT (printed). */
+int tdx_cli_check_task(const char *path);
 
 /* Print "tritondx: error: <msg>" to stderr. */
 void tdx_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -84,10 +84,7 @@ int tdx_cmd_check(int argc, char **argv)
         tdx_cli_error("no task file (see 'tritondx check --help')");
         return TDX_EXIT_USAGE;
     }
-    char *text = NULL;
-    size_t tlen = 0;
-    int read_rc = tdx_cli_read_task(task, &text, &tlen); /* in triage's words, before Python starts */
-    free(text);
+    int read_rc = tdx_cli_check_task(task); /* in triage's words, before Python starts */
     if (read_rc)
         return read_rc;
     tdx_hx_opts o = {0};

@@ -60,17 +60,6 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
                             p->elapsed_s);
 }
 
-// Read the task once to say what is wrong with it (missing, a directory,
-// binary, too large) before anything runs; the loop reads it again itself.
-static int read_task(const char *path)
-{
-    char *text = NULL;
-    size_t len = 0;
-    int rc = tdx_cli_read_task(path, &text, &len);
-    free(text);
-    return rc;
-}
-
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
@@ -166,7 +155,7 @@ int tdx_cmd_optimize(int argc, char **argv)
     else if (o.dx.max_level < 0 || o.dx.max_level > 3 ||
              (strcmp(device, "cuda") != 0 && strcmp(device, "cpu") != 0))
         tdx_cli_error("--max-level must be 0..3 and --device cuda or cpu"), rc = TDX_EXIT_USAGE;
-    else if (read_task(argv[optind]) != 0)
+    else if (tdx_cli_check_task(argv[optind]) != 0)
         rc = TDX_EXIT_INPUT; /* what is wrong with the file before what the machine lacks */
     else if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER"))
         tdx_cli_error("no GPU here: optimize times candidates on a GPU (set TDX_TEST_TIMER to use a "

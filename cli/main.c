@@ -46,6 +46,15 @@ int tdx_cli_read_task(const char *path, char **src, size_t *len)
     return st ? TDX_EXIT_INPUT : 0;
 }
 
+int tdx_cli_check_task(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = tdx_cli_read_task(path, &text, &len);
+    free(text);
+    return rc;
+}
+
 void tdx_cli_error(const char *fmt, ...)
 {
     va_list ap;

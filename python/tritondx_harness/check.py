@@ -218,7 +218,6 @@ class _Tally:
         self.first_bad = None     # flat index of the first such element
         self.marker_hits = 0      # bad elements still holding MARKER in the marker run
         self.sentinel_hits = 0    # int outputs: elements still holding the poison
-        self.ref_all_fin = True
         self.nonfin_mismatch = False  # output differs where the reference is not finite
         self.err_norm = 0.0
         self.ref_norm = 0.0
@@ -258,7 +257,6 @@ def _tally(out, ref, marker_out=None):
         t.nbad += nb
         nf = int(fin.sum())
         if nf < fin.numel():
-            t.ref_all_fin = False
             same = torch.isnan(oc) & torch.isnan(rc) | (oc == rc)
             if not bool(same[~fin].all()):
                 t.nonfin_mismatch = True

@@ -308,19 +308,19 @@ static void plan_narrow(const tdx_finding *f, const tdx_an_kernel *k, const char
         return;
     tdx_arena a;
     const char *sized = tile_size_name(f, k, src, len, &a);
-    const tdx_an_arg *b = NULL, *named = NULL;
+    const tdx_an_arg *first = NULL, *named = NULL;
     int same = 0; /* constexprs whose value is the tile's size */
     for (size_t i = 0; i < k->nargs; i++)
         if (k->args[i].type && strcmp(k->args[i].type, "constexpr") == 0 && k->args[i].has_value &&
             k->args[i].value == t) {
-            if (same++ == 0)
-                b = &k->args[i];
+            first = first ? first : &k->args[i];
+            same++;
             if (sized && strcmp(k->args[i].name, sized) == 0)
                 named = &k->args[i];
         }
-    if (named || same > 1)
-        b = named; /* two of the same value and none named: which one to raise is not known */
     tdx_arena_free(&a);
+    /* the named one; else the only one; two of the same value and none named: not known */
+    const tdx_an_arg *b = named ? named : same == 1 ? first : NULL;
     long long want = t;
     while (want / threads * m->elem_bits < 128 && want < (1LL << 20))
         want *= 2; /* double the tile until each thread holds 16 bytes */
