@@ -277,6 +277,10 @@ int tdx_km_launch_constexpr(const tdx_km_file *f, const tdx_km_launch *l, const 
  * up to l, the grid evaluated there; -1 when any step is unknown (or memory
  * ran out). shape receives the bench shape's text. */
 long long tdx_km_bench_grid(const tdx_km_file *f, const tdx_km_launch *l, char *shape, size_t shape_len);
+/* The same grid axis by axis into dims[0..cap): the number of axes, or -1
+ * when the model cannot follow the task or an axis is unknown. */
+int tdx_km_bench_grid_dims(const tdx_km_file *f, const tdx_km_launch *l, long long *dims, int cap, char *shape,
+                           size_t shape_len);
 /* The integer value of expression expr (an argument of launch l, or any
  * expression of launch's scope at l) at the bench shape: 1 with *v set, 0
  * when unknown. */

@@ -449,7 +449,9 @@ static int bench_env(ctx *c, const tdx_km_launch *l, char *shape, size_t shape_l
 }
 
 /* The grid's program count in environment at, or -1. */
-static long long grid_in(ctx *c, const tdx_km_launch *l, env *at)
+/* The grid of launch l at env at, axis by axis, into dims[0..cap): the
+ * number of axes (an int grid is one), or -1 when an axis is unknown. */
+static int grid_dims(ctx *c, const tdx_km_launch *l, env *at, long long *dims, int cap)
 {
     val *g = eval(c, at, l->grid, 0);
     if (g->kind == V_LAMBDA) {
@@ -459,15 +461,28 @@ static long long grid_in(ctx *c, const tdx_km_launch *l, env *at)
             bind(&ge, lp->name, mk(c, V_META));
         g = eval(c, &ge, tdx_src_kid(g->node, TDX_SRC_R_BODY), 0);
     }
-    if (g->kind == V_INT)
-        return g->i >= 0 ? g->i : -1;
-    if (g->kind != V_TUPLE || g->n == 0)
+    if (g->kind == V_INT && cap >= 1) {
+        dims[0] = g->i;
+        return g->i >= 0 ? 1 : -1;
+    }
+    if (g->kind != V_TUPLE || g->n == 0 || g->n > cap)
         return -1;
+    for (int k = 0; k < g->n; k++) {
+        if (g->el[k]->kind != V_INT || g->el[k]->i < 0)
+            return -1;
+        dims[k] = g->el[k]->i;
+    }
+    return g->n;
+}
+
+static long long grid_in(ctx *c, const tdx_km_launch *l, env *at)
+{
+    long long dims[8];
+    int n = grid_dims(c, l, at, dims, 8);
     val *prod = mk_int(c, 1);
-    for (int k = 0; k < g->n && prod->kind == V_INT; k++)
-        prod = g->el[k]->kind == V_INT && g->el[k]->i >= 0 ? arith(c, TDX_OP_STAR, prod->i, g->el[k]->i)
-                                                           : &c->unknown;
-    return prod->kind == V_INT ? prod->i : -1;
+    for (int k = 0; k < n && prod->kind == V_INT; k++)
+        prod = arith(c, TDX_OP_STAR, prod->i, dims[k]);
+    return n > 0 && prod->kind == V_INT ? prod->i : -1;
 }
 
 /* A fresh evaluator for launch l of file f, or NULL when the file has no
@@ -499,6 +514,18 @@ long long tdx_km_bench_grid(const tdx_km_file *f, const tdx_km_launch *l, char *
         g = grid_in(c, l, at);
     free(c);
     return g;
+}
+
+int tdx_km_bench_grid_dims(const tdx_km_file *f, const tdx_km_launch *l, long long *dims, int cap, char *shape,
+                           size_t shape_len)
+{
+    ctx *c = ctx_new(f, l);
+    env le, *at = NULL;
+    int n = -1;
+    if (c && bench_env(c, l, shape, shape_len, &le, &at) == 0)
+        n = grid_dims(c, l, at, dims, cap);
+    free(c);
+    return n;
 }
 
 int tdx_km_bench_int(const tdx_km_file *f, const tdx_km_launch *l, const tdx_src_node *expr, long long *v)

@@ -504,10 +504,11 @@ tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     return st;
 }
 
-/* grouped-order: a 2-D grid of matmul tiles runs row by row, so consecutive
- * programs share one tile row of A but each needs a new column of B; grouping
- * GROUP_M=8 rows of tiles together keeps the B columns they share in L2
- * (the program order of Triton's matmul tutorial). The 2-D grid becomes 1-D
+/* grouped-order: a 2-D grid of matmul tiles starts axis 0 first, so the
+ * programs of one wave share a few columns of B but each reads its own row
+ * of A, and the next wave reads those rows again (TDX028); grouping GROUP_M=8
+ * rows of tiles together keeps the tiles they share in L2 (the program order
+ * of Triton's matmul tutorial). The 2-D grid becomes 1-D
  * and the kernel maps the program id back to (pid_m, pid_n). */
 tdx_status fam_grouped(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {

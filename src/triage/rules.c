@@ -688,6 +688,7 @@ void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_clas
     ieee_dot_rule(t, k);
     small_grid_rule(t, k, cls);
     tdx_tri_tiles_rule(t, k);
+    tdx_tri_tile_order_rule(t, k);
     tdx_tri_serial_rule(t, k);
     tdx_tri_tiny_rule(t, k);
     tdx_tri_thin_loop_rule(t, k);

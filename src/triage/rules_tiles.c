@@ -1,5 +1,6 @@
 /* TDX015: a tl.dot kernel whose output tiles at the task's bench shape are
- * fewer than the SMs while each program walks a long K loop; TDX016: a
+ * fewer than the SMs while each program walks a long K loop; TDX028: many
+ * such tiles started in grid order; TDX016: a
  * kernel whose few programs each walk a whole reduction loop. The grid at
  * the bench shape comes from the model's evaluator (tdx_km_bench_grid);
  * where it cannot follow the task, the rules stay silent. */
@@ -49,6 +50,66 @@ void tdx_tri_tiles_rule(tdx_tri *t, const tdx_km_kernel *k)
                                    "grid axis gives the others work",
                                    tiles * 100 / SMS);
         tdx_finding_fact(t->ledger, f, "tiles", "%lld", tiles);
+        tdx_finding_fact(t->ledger, f, "bench_shape", "%s", shape);
+    }
+}
+
+/* Distinct operand tiles one wave of SMS programs reads per K step on a
+ * gm x gn grid of output tiles started in groups of g rows, axis 0 first
+ * within a group (g = gm: plain grid order): the rows of A tiles and the
+ * columns of B tiles the wave reaches. */
+static long long wave_tiles(long long gm, long long gn, long long g)
+{
+    long long rows, cols;
+    if (SMS <= g * gn) {
+        rows = g < SMS ? g : SMS;
+        cols = (SMS + g - 1) / g;
+    } else {
+        long long groups = (SMS + g * gn - 1) / (g * gn);
+        rows = groups * g < gm ? groups * g : gm;
+        cols = gn;
+    }
+    return rows + cols;
+}
+
+void tdx_tri_tile_order_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    char copy[160];
+    if (!k_loop_dot(k) || k->pid_axes != 3u || !k->name ||
+        (size_t)snprintf(copy, sizeof copy, "%s_tma", k->name) >= sizeof copy || tdx_src_find_def(t->file->mod, copy))
+        return; /* the launch of a descriptor copy is the one to reorder */
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        const tdx_src_node *g = l->grid_def;
+        if (g && g->kind == TDX_SRC_LAMBDA)
+            g = tdx_src_kid(g, TDX_SRC_R_BODY);
+        if (!g || g->kind != TDX_SRC_TUPLE || tdx_src_count(g, TDX_SRC_R_ELT) != 2)
+            continue;
+        const tdx_src_node *e0 = tdx_src_kid(g, TDX_SRC_R_ELT), *e1 = tdx_src_next(g, TDX_SRC_R_ELT, e0);
+        if (e0->kind != TDX_SRC_CALL || e1->kind != TDX_SRC_CALL)
+            continue; /* grouped-order maps cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) */
+        long long d[2];
+        char shape[96];
+        if (tdx_km_bench_grid_dims(t->file, l, d, 2, shape, sizeof shape) != 2 || d[0] <= 8 ||
+            d[0] * d[1] < 2 * SMS)
+            continue;
+        long long plain = wave_tiles(d[0], d[1], d[0]), grouped = wave_tiles(d[0], d[1], 8);
+        if (4 * grouped > 3 * plain)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX028", l->call, 0, 0, k->name, 0.45,
+                                     "the %lld x %lld grid of output tiles at the bench shape %s starts axis 0 "
+                                     "first: a wave of %d programs reads %lld operand tiles each K step, in "
+                                     "groups of 8 rows it would read %lld",
+                                     d[0], d[1], shape, (int)SMS, plain, grouped);
+        if (!f)
+            continue;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "each wave reads A's row slabs again from DRAM; grouped, the %lld tiles it "
+                                   "shares stay in L2",
+                                   grouped);
+        tdx_finding_fact(t->ledger, f, "grid", "%lld x %lld", d[0], d[1]);
+        tdx_finding_fact(t->ledger, f, "wave_tiles", "%lld", plain);
+        tdx_finding_fact(t->ledger, f, "grouped_wave_tiles", "%lld", grouped);
         tdx_finding_fact(t->ledger, f, "bench_shape", "%s", shape);
     }
 }

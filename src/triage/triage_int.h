@@ -35,6 +35,10 @@ void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_clas
 /* TDX015 (rules_tiles.c): a tl.dot kernel with fewer output tiles than SMs
  * at the task's bench shape. */
 void tdx_tri_tiles_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX028 (rules_tiles.c): a tl.dot kernel on a 2-D grid of two cdivs whose
+ * waves of programs, axis 0 first, read many more operand tiles than waves
+ * in groups of 8 rows would at the bench shape. */
+void tdx_tri_tile_order_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX016 (rules_tiles.c): a kernel whose programs each walk one whole
  * reduction loop, on a grid of fewer than 4 programs per SM at the bench shape. */
 void tdx_tri_serial_rule(tdx_tri *t, const tdx_km_kernel *k);

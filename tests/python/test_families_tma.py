@@ -207,6 +207,22 @@ def test_the_pointer_kernel_beside_a_copy_is_not_tuned(tmp_path):
     assert rewrite("autotune", TASKS / "matmul_fp16_square.py", tmp_path / "at0") != []
 
 
+def test_grouped_order_follows_the_descriptor_copy(tmp_path):
+    """TDX028 (tiles in grid order) names the square matmul's launch, then its
+    descriptor copy's launch once tensor-descriptors ran (the pointer kernel
+    beside the copy is left alone), and is gone after grouped-order reorders
+    the copy's programs; the reordered copy passes the task's check."""
+    assert "TDX028" in triage_ids(TASKS / "matmul_fp16_square.py")
+    assert "TDX028" not in triage_ids(TASKS / "matmul_fp16_tall_skinny.py")
+    (cand, _), = rewrite("tensor-descriptors", TASKS / "matmul_fp16_square.py", tmp_path / "a")
+    assert triage_ids(cand).count("TDX028") == 1
+    (grouped, summary), = rewrite("grouped-order", cand, tmp_path / "g")
+    assert summary.startswith("matmul_kernel_tma:"), summary
+    assert "TDX028" not in triage_ids(grouped)
+    res = check_task(str(TASKS / "matmul_fp16_square.py"), device="cpu", seeds=(0,), candidate=grouped)
+    assert res["ok"], res.get("error")
+
+
 def test_rule_leaves_out_a_tile_longer_than_its_tensor():
     """small_m's A has 16 rows at the bench shape under BLOCK_M = 64: the
     descriptor copy was slower there on the H200 and took retune's slot; the
