@@ -4,11 +4,13 @@
 # it), all tables printed at the end. Run from the repository root with the
 # built binary carried (TDX, default build/tritondx).
 #
-#   TDX=build-gpu/tritondx bash bench/gpu/pending.sh     # ~2 min
+#   TDX=build-gpu/tritondx bash bench/gpu/pending.sh     # ~4 min
 #
 #   colred         the column reductions' kept kernels with one knob changed
 #                  at a time, the launch's torch ops alone, torch.compile
 #                  beside (colred_variants.py)
+#   reverse        two-pass kernels with their last pass walked backwards,
+#                  whole rows in one block (reverse_variants.py)
 set -u
 OUT=${OUT:-/tmp/tdx-out}
 mkdir -p "$OUT"
@@ -24,7 +26,8 @@ run() {
 { date -u; nvidia-smi -L; python3 -c 'import sys,torch,triton;print(sys.version.split()[0], torch.__version__, triton.__version__)'
   "$TDX" --version; } > "$OUT/env.txt" 2>&1
 run colred 150 python3 bench/gpu/colred_variants.py
-for f in env.txt colred.md; do
+run reverse 120 python3 bench/gpu/reverse_variants.py
+for f in env.txt colred.md reverse.md; do
     echo "### $f"
     cat "$OUT/$f"
 done
