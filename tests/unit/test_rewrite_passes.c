@@ -1,7 +1,7 @@
 /* The structural recognisers of the single-pass-reduction and split-k
  * families on small kernels: what they take, what they leave alone, and
  * the level 1 finding that points a matmul's under-filled grid to split-k;
- * tensor-cores' two precisions. */
+ * tensor-cores' two precisions in the order the task's tolerance allows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,10 +347,11 @@ static void grid_underfill_family(void **state)
     }
 }
 
-/* IEEE dots, one by input_precision and one by allow_tf32=False: tf32 first,
- * then tf32x3, where the whole allow_tf32 keyword gives way (the two
- * keywords exclude each other). */
-static void tensor_cores_offers_tf32_then_tf32x3(void **state)
+/* IEEE dots, one by input_precision and one by allow_tf32=False: tf32x3
+ * first (about fp32's accuracy; the whole allow_tf32 keyword gives way, the
+ * two keywords exclude each other), then plain tf32; a task whose
+ * TOLERANCE allows 2e-3 or more gets plain tf32 first. */
+static void tensor_cores_orders_by_tolerance(void **state)
 {
     (void)state;
     static const char src[] = HEAD
@@ -360,12 +361,27 @@ static void tensor_cores_offers_tf32_then_tf32x3(void **state)
         "    z = tl.dot(a, b)\n";
     got g = run("tensor-cores", src);
     assert_int_equal(g.n, 2);
-    assert_non_null(strstr(g.src[0], "tl.dot(a, b, input_precision=\"tf32\")"));
-    assert_non_null(strstr(g.src[0], "tl.dot(a, b, allow_tf32=True, out_dtype=tl.float32)"));
-    assert_non_null(strstr(g.src[1], "tl.dot(a, b, input_precision=\"tf32x3\")\n"));
-    assert_non_null(strstr(g.src[1], "tl.dot(a, b, input_precision=\"tf32x3\", out_dtype=tl.float32)"));
-    assert_non_null(strstr(g.src[1], "z = tl.dot(a, b)\n")); /* tf32 already: left alone */
-    assert_non_null(strstr(g.summary[1], "tf32x3"));
+    assert_non_null(strstr(g.src[0], "tl.dot(a, b, input_precision=\"tf32x3\")\n"));
+    assert_non_null(strstr(g.src[0], "tl.dot(a, b, input_precision=\"tf32x3\", out_dtype=tl.float32)"));
+    assert_non_null(strstr(g.src[0], "z = tl.dot(a, b)\n")); /* tf32 already: left alone */
+    assert_non_null(strstr(g.summary[0], "tf32x3"));
+    assert_non_null(strstr(g.src[1], "tl.dot(a, b, input_precision=\"tf32\")"));
+    assert_non_null(strstr(g.src[1], "tl.dot(a, b, allow_tf32=True, out_dtype=tl.float32)"));
+    release(&g);
+    static const char loose[] = "TOLERANCE = 2e-3\n" HEAD
+        "def k(a, b):\n"
+        "    return tl.dot(a, b, input_precision='ieee')\n";
+    g = run("tensor-cores", loose);
+    assert_int_equal(g.n, 2);
+    assert_non_null(strstr(g.src[0], "input_precision=\"tf32\")"));
+    assert_non_null(strstr(g.src[1], "input_precision=\"tf32x3\")"));
+    release(&g);
+    static const char tight[] = "TOLERANCE = 1e-4\n" HEAD
+        "def k(a, b):\n"
+        "    return tl.dot(a, b, input_precision='ieee')\n";
+    g = run("tensor-cores", tight);
+    assert_int_equal(g.n, 2);
+    assert_non_null(strstr(g.src[0], "input_precision=\"tf32x3\")"));
     release(&g);
     /* nothing forced to IEEE: nothing to offer */
     g = run("tensor-cores", HEAD "def k(a, b):\n    return tl.dot(a, b)\n");
@@ -383,7 +399,7 @@ int main(void)
         cmocka_unit_test(splitk_moves_advancing_pointers),
         cmocka_unit_test(few_tiles_follow_the_bench_shape),
         cmocka_unit_test(grid_underfill_family),
-        cmocka_unit_test(tensor_cores_offers_tf32_then_tf32x3),
+        cmocka_unit_test(tensor_cores_orders_by_tolerance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
