@@ -4,13 +4,14 @@
 # it), all tables printed at the end. Run from the repository root with the
 # built binary carried (TDX, default build/tritondx).
 #
-#   TDX=build-gpu/tritondx bash bench/gpu/pending.sh     # ~4 min
+#   TDX=build-gpu/tritondx bash bench/gpu/pending.sh     # ~5 min
 #
 #   colred         the column reductions' kept kernels with one knob changed
 #                  at a time, the launch's torch ops alone, torch.compile
 #                  beside (colred_variants.py)
 #   reverse        two-pass kernels with their last pass walked backwards,
 #                  whole rows in one block (reverse_variants.py)
+#   math           gelu's erf as a short polynomial (math_variants.py)
 set -u
 OUT=${OUT:-/tmp/tdx-out}
 mkdir -p "$OUT"
@@ -27,7 +28,8 @@ run() {
   "$TDX" --version; } > "$OUT/env.txt" 2>&1
 run colred 150 python3 bench/gpu/colred_variants.py
 run reverse 120 python3 bench/gpu/reverse_variants.py
-for f in env.txt colred.md reverse.md; do
+run math 90 python3 bench/gpu/math_variants.py
+for f in env.txt colred.md reverse.md math.md; do
     echo "### $f"
     cat "$OUT/$f"
 done
