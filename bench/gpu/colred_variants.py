@@ -5,8 +5,8 @@ kept kernel rebuilt here by the binary ($TDX, default build/tritondx) from the
 families the suite chained, with one knob changed at a time: the split
 (grid axis 2), the tile's rows, BLOCK_N, num_warps; plus what the launch's
 two torch ops around the kernel cost alone (the accumulator's fill and the
-copy into the output), and the output's own buffer as the accumulator where
-it is fp32 already. Beside: torch eager and torch.compile of the task's
+copy into the output), and where the output is fp32 (its own accumulator
+since split-reduction's change) a buffer apart and the copy, as before. Beside: torch eager and torch.compile of the task's
 torch_impl. Each variant is compared with the kept kernel's output on the
 bench shape and timed with triton.testing.do_bench (median ms).
 
@@ -94,9 +94,10 @@ def main():
 
         time_row(task, f"the launch's {fill} + copy_ alone", aux, ins, want, kept_ms, compile_ms)
         var = variants_of(kept_text)
-        if want.dtype == torch.float32 and "torch.zeros_like(y, dtype=torch.float32)" in kept_text:
-            t = sub(kept_text, "_tdx_acc = torch.zeros_like(y, dtype=torch.float32)", "_tdx_acc = y.zero_()")
-            var.append(("the output as accumulator (no copy_)", sub(t, "    y.copy_(_tdx_acc)\n", "")))
+        own = "_tdx_acc = y.zero_() if y.dtype == torch.float32 else torch.zeros_like(y, dtype=torch.float32)"
+        if own in kept_text:  # the fp32 output is its own accumulator: against a buffer apart and a copy_
+            var.append(("an fp32 accumulator apart, then copy_",
+                        sub(kept_text, own, "_tdx_acc = torch.zeros_like(y, dtype=torch.float32)")))
         time_variants(task, var, ins, want, kept_ms, compile_ms)
         del ins, want, y
 

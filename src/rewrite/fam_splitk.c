@@ -335,6 +335,29 @@ static char *operand(fam_task *t, const tdx_src_node *n)
     return tdx_arena_printf(&t->arena, atom ? "%.*s" : "(%.*s)", (int)l, s);
 }
 
+/* Non-zero when name is bound once in def, to a fresh tensor of torch's
+ * (torch.empty(...), torch.zeros_like(...), ...): no input shares its
+ * memory, so it can be the kernel's accumulator when it is fp32. */
+static int fresh_tensor(fam_task *t, tdx_src_node *def, const char *name)
+{
+    static const char *const makers[] = {"torch.empty", "torch.empty_like", "torch.zeros", "torch.zeros_like",
+                                         "torch.full", "torch.full_like", "torch.empty_strided"};
+    if (tdx_src_count_bindings(def, name) != 1)
+        return 0;
+    tdx_ptrvec as = {0};
+    fam_collect(t, def, TDX_SRC_ASSIGN, &as);
+    for (size_t i = 0; i < as.len; i++) {
+        tdx_src_node *a = as.items[i], *v = tdx_src_kid(a, TDX_SRC_R_VALUE);
+        if (!tdx_src_is_name(tdx_src_kid(a, TDX_SRC_R_TARGET), name) || tdx_src_count(a, TDX_SRC_R_TARGET) != 1 ||
+            !v || v->kind != TDX_SRC_CALL)
+            continue;
+        for (size_t m = 0; m < sizeof makers / sizeof makers[0]; m++)
+            if (tdx_src_is_dotted(tdx_src_call_func(v), makers[m]))
+                return 1;
+    }
+    return 0;
+}
+
 static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_src_node *g = grid_of(t, L);
@@ -380,6 +403,7 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         }
     }
     const int *splits = k->op == RED_DOT ? ksplits : rsplits;
+    int fresh = fresh_tensor(t, stmt->parent, out->name);
     static const char *const atomic[] = {"tl.atomic_add", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min"};
     static const char *const fill[] = {"", "", "float(\"-inf\")", "float(\"inf\")"};
     tdx_status st = TDX_OK;
@@ -415,14 +439,23 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         size_t ol;
         const char *ot = tdx_src_text(t->m, out, &ol);
         fam_edit(t, &e, out->start, out->end, "_tdx_acc");
-        fam_edit(t, &e, stmt->start, stmt->start,
-                 k->op == RED_MAX || k->op == RED_MIN
-                     ? tdx_arena_printf(&t->arena, "_tdx_acc = torch.full_like(%.*s, %s, dtype=torch.float32)\n%*s",
-                                        (int)ol, ot, fill[k->op], lind, "")
-                     : tdx_arena_printf(&t->arena, "_tdx_acc = torch.zeros_like(%.*s, dtype=torch.float32)\n%*s",
-                                        (int)ol, ot, lind, ""));
+        char *acc = k->op == RED_MAX || k->op == RED_MIN
+                        ? tdx_arena_printf(&t->arena, "torch.full_like(%.*s, %s, dtype=torch.float32)", (int)ol, ot,
+                                           fill[k->op])
+                        : tdx_arena_printf(&t->arena, "torch.zeros_like(%.*s, dtype=torch.float32)", (int)ol, ot);
+        if (fresh) {
+            /* an fp32 output is its own accumulator: no copy, one launch less */
+            acc = k->op == RED_MAX || k->op == RED_MIN
+                      ? tdx_arena_printf(&t->arena, "%.*s.fill_(%s) if %.*s.dtype == torch.float32 else %s", (int)ol,
+                                         ot, fill[k->op], (int)ol, ot, acc)
+                      : tdx_arena_printf(&t->arena, "%.*s.zero_() if %.*s.dtype == torch.float32 else %s", (int)ol, ot,
+                                         (int)ol, ot, acc);
+        }
+        fam_edit(t, &e, stmt->start, stmt->start, tdx_arena_printf(&t->arena, "_tdx_acc = %s\n%*s", acc, lind, ""));
         fam_edit(t, &e, stmt->end, stmt->end,
-                 tdx_arena_printf(&t->arena, "\n%*s%.*s.copy_(_tdx_acc)", lind, "", (int)ol, ot));
+                 fresh ? tdx_arena_printf(&t->arena, "\n%*sif _tdx_acc is not %.*s:\n%*s    %.*s.copy_(_tdx_acc)", lind,
+                                          "", (int)ol, ot, lind, "", (int)ol, ot)
+                       : tdx_arena_printf(&t->arena, "\n%*s%.*s.copy_(_tdx_acc)", lind, "", (int)ol, ot));
         char sum[256];
         const char *kn = k->def->name ? k->def->name : "kernel";
         if (k->op == RED_DOT)

@@ -115,7 +115,8 @@ def test_split_reduction_combines_by_the_update(tmp_path):
     text = Path(mean[0][0]).read_text()
     assert "for r in range(_tdx_pid_k, n_rows, _tdx_split_k):" in text
     assert "tl.atomic_add(y_ptr + cols, (acc / n_rows), mask=mask, sem=\"relaxed\")" in text
-    assert "_tdx_acc = torch.zeros_like(y, dtype=torch.float32)" in text
+    assert ("_tdx_acc = y.zero_() if y.dtype == torch.float32 else torch.zeros_like(y, dtype=torch.float32)"
+            in text)
     assert "[(triton.cdiv(n_cols, 64), 1, 16)](x, _tdx_acc," in text and "y.copy_(_tdx_acc)" in text
     mx = rewrite("split-reduction", TASKS / "col_max_fp16.py", tmp_path / "b")
     text = Path(mx[1][0]).read_text()
@@ -125,6 +126,29 @@ def test_split_reduction_combines_by_the_update(tmp_path):
     assert ", 1, 32)]" in text
     res = check_task(str(TASKS / "col_max_fp16.py"), device="cpu", seeds=(0, 1), candidate=mx[1][0])
     assert res["ok"], res.get("error")
+
+
+def test_split_reduction_accumulates_in_a_fresh_fp32_output(tmp_path):
+    """col_sum's fp32 output, made by torch.empty in the launch, is its own
+    accumulator (zeroed; no buffer apart, no copy); the same candidate on an
+    fp16 input still goes through an fp32 buffer and the copy; an output the
+    caller passes in could share an input's memory and keeps the buffer."""
+    (path, _), *_ = rewrite("split-reduction", TASKS / "col_sum.py", tmp_path / "a")
+    text = Path(path).read_text()
+    assert ("_tdx_acc = y.zero_() if y.dtype == torch.float32 else torch.zeros_like(y, dtype=torch.float32)"
+            in text)
+    assert "    if _tdx_acc is not y:\n        y.copy_(_tdx_acc)\n" in text
+    for dtype in (None, "float16"):
+        res = check_task(str(TASKS / "col_sum.py"), device="cpu", seeds=(0,), candidate=path, dtype=dtype)
+        assert res["ok"], (dtype, res.get("error"))
+    given = tmp_path / "given.py"
+    given.write_text((TASKS / "col_sum.py").read_text()
+                     .replace("def launch(x):", "def launch(x, y=None):")
+                     .replace("    y = torch.empty(n_cols, dtype=x.dtype, device=x.device)\n",
+                              "    y = torch.empty(n_cols, dtype=x.dtype, device=x.device) if y is None else y\n"))
+    (path, _), *_ = rewrite("split-reduction", given, tmp_path / "b")
+    text = Path(path).read_text()
+    assert "_tdx_acc = torch.zeros_like(y, dtype=torch.float32)\n" in text and "zero_()" not in text
 
 
 def test_fold_programs_keeps_masks_and_masks_the_rest(tmp_path):
