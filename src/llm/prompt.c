@@ -51,6 +51,8 @@ static const struct {
     {"row-grid", "run a flat kernel that finds each element's row as offs // D on a 2-D grid of (row, block "
                  "of the row): the row's values (per-channel mean, weight, ...) loaded once a program as "
                  "scalars, the lanes past the row's end masked"},
+    {"reverse-pass", "walk the last pass over a row (or group) from its last block down, so it first reads "
+                     "the blocks the earlier pass read last, which L2 still holds"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},
     {"coalesce", "re-tile so consecutive threads touch consecutive addresses on the contiguous axis"},
     {"exp2", "use exp2 with a folded log2(e) scale instead of exp (x * log2(e) - m[:, None] * log2(e): one "

@@ -403,6 +403,24 @@ typedef struct tdx_km_peel {
  * out[0, max) and returns how many there are. */
 size_t tdx_km_peelable(const tdx_src_module *m, const tdx_src_node *def, tdx_km_peel *out, size_t max);
 
+/* ---- a last pass that reads again what an earlier one read (model_reverse.c) ---- */
+/* A top-level loop `for V in range(...)` of a kernel whose range (the
+ * arguments' text) and a load base are those of an earlier top-level loop,
+ * with no later such loop, whose iterations are independent (every name its
+ * body binds is bound in the iteration before it is read and is read
+ * nowhere after the loop): walked from its last block down, it computes the
+ * same, reading first what the earlier pass read last. */
+typedef struct tdx_km_rev {
+    const tdx_src_node *loop;            /* the last pass */
+    const tdx_src_node *first;           /* the earlier pass over the same range */
+    const char *var;                     /* V */
+    const char *base;                    /* a base both load through */
+    const tdx_src_node *lo, *hi, *step;  /* range's arguments; lo and step NULL when absent */
+} tdx_km_rev;
+
+/* Fills out[0, max) with kernel def's such loops; returns how many. */
+size_t tdx_km_reversible(const tdx_src_module *m, const tdx_src_node *def, tdx_km_rev *out, size_t max);
+
 /* ---- outer products accumulated over a reduction loop (model_dotacc.c) ---- */
 /* `ACC += X * Y` in a loop over a reduction index V, X an [R, 1] column and
  * Y a 1-D tile of BLOCK elements, each loaded with V in its address: the

@@ -181,6 +181,11 @@ tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * passes it through a variable). With e NULL only says whether it could. */
 int fam_launch_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, long long nv);
 
+/* ---- reverse-pass (fam_reverse.c) ---- */
+/* The last pass over a range an earlier pass read (tdx_km_reversible)
+ * walked from its last block down. */
+tdx_status fam_reverse_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 /* ---- dot-accumulate (fam_dotacc.c) ---- */
 /* Outer products of a column and a row added once per value of a reduction
  * index (tdx_km_dot_accumulable) taken 16 values at a time through tl.dot. */

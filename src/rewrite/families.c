@@ -247,6 +247,7 @@ static const tdx_rw_family families[] = {
     {"remove-launch-passes", ".contiguous() in launch", fam_launch_passes},
     {"grouped-order", "a tl.dot kernel on a 2-D grid of cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) tiles", fam_grouped},
     {"single-pass-reduction", "consecutive loops over one row that load the same pointer", fam_single_pass},
+    {"reverse-pass", "a loop over the range an earlier loop read through the same pointer, its iterations independent", fam_reverse_pass},
     {"split-k", "a tl.dot loop over K whose result is stored as it is (or cast)", fam_split_k},
     {"split-reduction", "a loop that sums, maximises or minimises loaded values into one accumulator stored once after it", fam_split_reduction},
     {"defer-reduction", "a loop statement that adds (or maximises, minimises) tl.sum / tl.max / tl.min of the iteration's whole tile into a float scalar, or of one axis of a 2-D tile into a float tile", fam_defer_reduction},

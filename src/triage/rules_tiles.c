@@ -667,3 +667,26 @@ void tdx_tri_row_division_rule(tdx_tri *t, const tdx_km_kernel *k)
     tdx_finding_fact(t->ledger, f, "extent", "%s", g.extent);
     tdx_finding_fact(t->ledger, f, "row_loads", "%zu", g.nloads);
 }
+
+/* TDX029: a last pass that reads a range again in the order an earlier pass
+ * read it, its iterations independent (tdx_km_reversible, the loops the
+ * reverse-pass family turns around). */
+void tdx_tri_reverse_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_rev r[4];
+    size_t n = tdx_km_reversible(t->file->mod, k->def, r, 4);
+    for (size_t i = 0; i < n; i++) {
+        tdx_finding *f = tdx_tri_add(t, "TDX029", r[i].loop, 0, 0, k->name, 0.5,
+                                     "the pass over '%s' at line %d reads the blocks the pass at line %d read, "
+                                     "first to last again",
+                                     r[i].base, r[i].loop->line, r[i].first->line);
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "by the time the second pass starts, L2 holds the blocks the first read last; "
+                                   "read first to last, the second pass finds the early blocks evicted and reads "
+                                   "all of them from DRAM again");
+        tdx_finding_fact(t->ledger, f, "base", "%s", r[i].base);
+        tdx_finding_fact(t->ledger, f, "first_pass_line", "%d", r[i].first->line);
+    }
+}

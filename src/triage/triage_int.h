@@ -71,6 +71,9 @@ void tdx_tri_scaled_dot_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX027 (rules_tiles.c): a flat kernel that divides every offset to find
  * its row and gathers the row's values (tdx_km_row_gather_of). */
 void tdx_tri_row_division_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX029 (rules_tiles.c): a last pass reading an earlier pass's range in
+ * the same order, its iterations independent (tdx_km_reversible). */
+void tdx_tri_reverse_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX024 (rules_tiles.c): a loop adding one outer product of a column and a
  * row per value of a reduction index (tdx_km_dot_accumulable). */
 void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k);

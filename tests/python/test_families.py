@@ -84,6 +84,9 @@ CASES = [
     ("row-grid", ROOT / "bench" / "tasks" / "batchnorm_infer_fp16.py"),  # (offs // HW) % C, four row loads
     ("row-grid", "row_scale_flat.py"),                       # block-first product, a lambda grid, other=
     ("row-grid", "channel_bias_tutorial.py"),                # pid and block_start names, a named lambda grid
+    ("reverse-pass", ROOT / "bench" / "tasks" / "log_softmax_long.py"),  # online statistics, then the write pass
+    ("reverse-pass", ROOT / "bench" / "tasks" / "groupnorm.py"),         # three passes: the last turned around
+    ("reverse-pass", ROOT / "bench" / "tasks" / "layernorm.py"),
     ("autotune", "scale.py"),
     ("autotune", "matmul_grid_var.py"),
     ("autotune", "rowsum_loop.py"),
@@ -107,6 +110,18 @@ def test_family_candidates_pass_the_check(family, task, tmp_path):
         res = check_task(str(task_path), device="cpu", seeds=(0, 1, 2), candidate=cand)
         assert res["ok"], f"{family} candidate {cand}: {res.get('error')}"
     assert task_path.read_bytes() == before  # the task itself is never modified
+
+
+def test_reverse_pass_leaves_a_carried_pass_alone(tmp_path):
+    """row_prefix_two_pass's second pass carries `run` from block to block:
+    walked backwards it would write other values, so the family offers
+    nothing; log_softmax_long's write pass binds `start` from the new index
+    and reads nothing it bound the iteration before."""
+    assert rewrite("reverse-pass", ROOT / "tests" / "data" / "triage" / "row_prefix_two_pass.py", tmp_path / "a") == []
+    (cand,) = rewrite("reverse-pass", ROOT / "bench" / "tasks" / "log_softmax_long.py", tmp_path / "b")
+    text = Path(cand).read_text()
+    assert "    for _tdx_r in range(0, n_cols, BLOCK):\n        start = (n_cols - 1) // BLOCK * BLOCK - _tdx_r\n" in text
+    assert text.count("for start in range(0, n_cols, BLOCK):") == 1
 
 
 def test_every_family_is_covered_twice():
