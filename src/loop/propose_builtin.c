@@ -62,7 +62,11 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
         if (pick == nl)
             break;
         taken[pick] = 1;
-        want(tdx_ledger_at(l, pick)->family, fams, &nf, 32);
+        /* tiles in grid order (TDX028) wait for retune below: grouping
+         * reorders the tiles retune sizes, and on a round of two candidates
+         * it would take retune's slot; a follow-up takes it up on the best */
+        if (strcmp(tdx_ledger_at(l, pick)->rule->id, "TDX028") != 0)
+            want(tdx_ledger_at(l, pick)->family, fams, &nf, 32);
     }
     /* retuning is the search every diagnosis narrows; it always applies, then
      * the program order of tile grids (it yields nothing for other kernels),

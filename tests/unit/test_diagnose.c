@@ -243,6 +243,43 @@ static void builtin_proposer_order(void **state)
     free(src);
 }
 
+// matmul_fp16_square at level 0: TDX025 (tensor-descriptors, 0.60) and
+// TDX028 (grouped-order, 0.45); grouped order waits for retune, whose tiles
+// it reorders, so a round of two candidates tries descriptors and retune.
+static void grouped_order_after_retune(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../bench/tasks/matmul_fp16_square.py", TDX_TEST_DATA);
+    char *src;
+    size_t len;
+    assert_int_equal(tdx_file_read(path, 1u << 20, &src, &len), TDX_OK);
+    tdx_dx_opts o;
+    memset(&o, 0, sizeof o);
+    o.levels[0].run = tdx_dx_level0;
+    tdx_ledger l;
+    tdx_ledger_init(&l);
+    tdx_dx_report rep;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_dx_run(&o, path, src, len, &l, &rep, &d), TDX_OK);
+    int tdx028 = 0;
+    for (size_t i = 0; i < tdx_ledger_count(&l); i++)
+        tdx028 |= strcmp(tdx_ledger_at(&l, i)->rule->id, "TDX028") == 0;
+    assert_true(tdx028);
+    tdx_loop_ctx ctx = {path, src, len, &l, &rep, 1};
+    tdx_loop_cands c = {0};
+    assert_int_equal(tdx_loop_builtin_propose(NULL, &ctx, &c, &d), TDX_OK);
+    assert_true(c.len >= 3);
+    assert_string_equal(c.items[0].family, "tensor-descriptors");
+    assert_string_equal(c.items[1].family, "retune");
+    assert_string_equal(c.items[2].family, "grouped-order");
+    tdx_loop_cands_free(&c);
+    tdx_diags_free(&d);
+    tdx_ledger_free(&l);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +290,7 @@ int main(void)
         cmocka_unit_test(which_finding_decides),
         cmocka_unit_test(skipped_and_failed_levels),
         cmocka_unit_test(builtin_proposer_order),
+        cmocka_unit_test(grouped_order_after_retune),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
