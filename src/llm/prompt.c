@@ -51,6 +51,8 @@ static const struct {
     {"row-grid", "run a flat kernel that finds each element's row as offs // D on a 2-D grid of (row, block "
                  "of the row): the row's values (per-channel mean, weight, ...) loaded once a program as "
                  "scalars, the lanes past the row's end masked"},
+    {"erf-polynomial", "compute erf with a short polynomial and one exp2 (Abramowitz & Stegun 7.1.26, |error| "
+                       "<= 1.5e-7) instead of tl.math.erf's libdevice erff"},
     {"reverse-pass", "walk the last pass over a row (or group) from its last block down, so it first reads "
                      "the blocks the earlier pass read last, which L2 still holds"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},

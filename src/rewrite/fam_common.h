@@ -181,6 +181,10 @@ tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud);
  * passes it through a variable). With e NULL only says whether it could. */
 int fam_launch_block(fam_task *t, fam_edits *e, tdx_src_node *launch, const char *name, long long nv);
 
+/* ---- erf-polynomial (fam_erf.c) ---- */
+/* tl.math.erf through a short polynomial helper (A&S 7.1.26). */
+tdx_status fam_erf_polynomial(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+
 /* ---- reverse-pass (fam_reverse.c) ---- */
 /* The last pass over a range an earlier pass read (tdx_km_reversible)
  * walked from its last block down. */

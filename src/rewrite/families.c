@@ -243,6 +243,7 @@ static const tdx_rw_family families[] = {
     {"pipelining", "a kernel loop over tl.load", fam_pipelining},
     {"tensor-cores", "tl.dot with input_precision=\"ieee\" or allow_tf32=False", fam_tensor_cores},
     {"exp2", "tl.exp in a kernel", fam_exp2},
+    {"erf-polynomial", "tl.math.erf or tl.erf in a kernel", fam_erf_polynomial},
     {"alignment-hints", "@triton.jit(do_not_specialize=[...])", fam_alignment},
     {"remove-launch-passes", ".contiguous() in launch", fam_launch_passes},
     {"grouped-order", "a tl.dot kernel on a 2-D grid of cdiv(M, BLOCK_M) x cdiv(N, BLOCK_N) tiles", fam_grouped},

@@ -676,10 +676,33 @@ static void exp2_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *c
     }
 }
 
+/* TDX030: tl.math.erf (libdevice's erff) in a kernel without tl.dot: the
+ * erf-polynomial family's case. One finding per kernel, at its first erf. */
+static void erf_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    if (tdx_tri_has_dot(k))
+        return;
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind != TDX_KM_OP_MATH || strcmp(op->name, "erf") != 0)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX030", op->call, 0, 0, k->name, 0.45,
+                                     "tl.math.erf is libdevice's erff: about twenty instructions an element "
+                                     "beside one load and one store");
+        if (f)
+            tdx_finding_set_hypothesis(t->ledger, f,
+                                       "the SMs issue erf's instructions slower than memory delivers the "
+                                       "elements; a short polynomial with one exp2 brings the kernel back "
+                                       "to memory speed");
+        return;
+    }
+}
+
 void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
 {
     pipelining_rule(t, k);
     exp2_rule(t, k, cls);
+    erf_rule(t, k);
     block_rules(t, k, cls);
     scalar_loop_rule(t, k);
     strided_rule(t, k);

@@ -84,6 +84,8 @@ CASES = [
     ("row-grid", ROOT / "bench" / "tasks" / "batchnorm_infer_fp16.py"),  # (offs // HW) % C, four row loads
     ("row-grid", "row_scale_flat.py"),                       # block-first product, a lambda grid, other=
     ("row-grid", "channel_bias_tutorial.py"),                # pid and block_start names, a named lambda grid
+    ("erf-polynomial", ROOT / "bench" / "tasks" / "gelu.py"),            # tl.math.erf on fp32 of fp16 data
+    ("erf-polynomial", "gelu_erf_fp32.py"),                  # tl.erf spelled short, fp32 output (1e-5)
     ("reverse-pass", ROOT / "bench" / "tasks" / "log_softmax_long.py"),  # online statistics, then the write pass
     ("reverse-pass", ROOT / "bench" / "tasks" / "groupnorm.py"),         # three passes: the last turned around
     ("reverse-pass", ROOT / "bench" / "tasks" / "layernorm.py"),
@@ -122,6 +124,35 @@ def test_reverse_pass_leaves_a_carried_pass_alone(tmp_path):
     text = Path(cand).read_text()
     assert "    for _tdx_r in range(0, n_cols, BLOCK):\n        start = (n_cols - 1) // BLOCK * BLOCK - _tdx_r\n" in text
     assert text.count("for start in range(0, n_cols, BLOCK):") == 1
+
+
+def test_erf_polynomial_is_close_to_erf(tmp_path, monkeypatch):
+    """The helper the erf-polynomial family adds, run by the interpreter on
+    400,001 points of [-8, 8]: within 1e-6 of torch's erf (the formula's
+    1.5e-7 plus fp32 rounding in its Horner chain: 5.3e-7 seen), odd, and
+    exactly 0 at 0."""
+    import importlib.util
+
+    import torch
+    (cand, _), = rewrite_family("erf-polynomial", ROOT / "bench" / "tasks" / "gelu.py", tmp_path / "c")
+    text = Path(cand).read_text()
+    helper = text[text.index("@triton.jit\ndef _tdx_erf"):text.index("@triton.jit\ndef gelu_kernel")]
+    (tmp_path / "erfk.py").write_text(
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n" + helper +
+        "@triton.jit\ndef k(x_ptr, y_ptr, n, B: tl.constexpr):\n"
+        "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+        "    tl.store(y_ptr + o, _tdx_erf(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    spec = importlib.util.spec_from_file_location("erfk", tmp_path / "erfk.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.linspace(-8, 8, 400001)
+    y = torch.empty_like(x)
+    mod.k[((x.numel() + 4095) // 4096,)](x, y, x.numel(), B=4096)
+    err = (y.double() - torch.erf(x.double())).abs().max().item()
+    assert err < 1e-6, err
+    assert y[200000].item() == 0.0
+    assert torch.equal(y, -y.flip(0))
 
 
 def test_every_family_is_covered_twice():
