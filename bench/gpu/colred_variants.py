@@ -17,10 +17,9 @@ import re
 import sys
 
 import torch
-import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, chain, load, sub, time_row, time_variants  # noqa: E402
+from variant_util import compile_header, kept_beside_torch, sub, time_row, time_variants  # noqa: E402
 
 TASKS = {
     "col_max_fp16": ("split-reduction", "defer-reduction", "retune"),
@@ -69,20 +68,9 @@ def variants_of(kept_text):
 
 
 def main():
-    print("| kernel | variant | ms | vs kept | torch.compile ms | max abs diff |")
-    print("|---|---|---|---|---|---|")
+    compile_header()
     for task, steps in TASKS.items():
-        path = os.path.join(ROOT, "bench", "tasks", task + ".py")
-        kept_text = chain(path, *steps)
-        kept = load(kept_text, task + "_kept")
-        ins = kept.make_inputs(kept.SHAPES["bench"], device="cuda")
-        eager_ms = triton.testing.do_bench(lambda: kept.torch_impl(*ins), warmup=25, rep=200)
-        compiled = torch.compile(kept.torch_impl)
-        compiled(*ins)
-        compile_ms = triton.testing.do_bench(lambda: compiled(*ins), warmup=25, rep=200)
-        print(f"| {task} | torch eager | {eager_ms:.4f} | | | |")
-        want = kept.launch(*ins)
-        kept_ms = time_row(task, "as kept (" + "+".join(steps) + ")", kept.launch, ins, want, None, compile_ms)
+        kept_text, kept, ins, want, kept_ms, compile_ms = kept_beside_torch(task, steps)
         y = want.clone()
         fill = "full_like" if "torch.full_like(y" in kept_text else "zeros_like"
         init = float("-inf") if fill == "full_like" else 0.0

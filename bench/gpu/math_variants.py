@@ -12,11 +12,8 @@ the bench shape and timed with triton.testing.do_bench (median ms).
 import os
 import sys
 
-import torch
-import triton
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, chain, load, sub, time_row, time_variants  # noqa: E402
+from variant_util import compile_header, kept_beside_torch, load, sub, time_variants  # noqa: E402
 
 ERF = "tl.math.erf(x * 0.7071067811865476)"
 
@@ -40,21 +37,10 @@ def with_helper(text, call):
 
 
 def main():
-    print("| kernel | variant | ms | vs kept | torch.compile ms | max abs diff |")
-    print("|---|---|---|---|---|---|")
+    compile_header()
     task = "gelu"
-    path = os.path.join(ROOT, "bench", "tasks", task + ".py")
-    kept_text = chain(path, "autotune")
-    kept = load(kept_text, task + "_kept")
-    ins = kept.make_inputs(kept.SHAPES["bench"], device="cuda")
-    eager_ms = triton.testing.do_bench(lambda: kept.torch_impl(*ins), warmup=25, rep=200)
-    compiled = torch.compile(kept.torch_impl)
-    compiled(*ins)
-    compile_ms = triton.testing.do_bench(lambda: compiled(*ins), warmup=25, rep=200)
-    print(f"| {task} | torch eager | {eager_ms:.4f} | | | |")
-    want = kept.launch(*ins)
+    kept_text, kept, ins, want, kept_ms, compile_ms = kept_beside_torch(task, ("autotune",))
     ref = kept.reference(*ins)
-    kept_ms = time_row(task, "as kept (autotune)", kept.launch, ins, want, None, compile_ms)
     var = [("erf as A&S 7.1.26", with_helper(kept_text, "_tdx_erf(x * 0.7071067811865476)")),
            ("erf as A&S 7.1.26, fast reciprocal",
             sub(with_helper(kept_text, "_tdx_erf(x * 0.7071067811865476)"),

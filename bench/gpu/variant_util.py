@@ -93,3 +93,29 @@ def variant_files(paths):
     for n, path in enumerate(paths):
         with open(path) as f:
             yield n, os.path.basename(path).split(".")[0], f.read()
+
+
+def compile_header():
+    """The header of a variants table whose torch column is torch.compile's."""
+    print("| kernel | variant | ms | vs kept | torch.compile ms | max abs diff |")
+    print("|---|---|---|---|---|---|")
+
+
+def kept_beside_torch(task, steps):
+    """The task's kept kernel rebuilt by chaining steps on bench/tasks/TASK.py,
+    timed beside torch eager and torch.compile of its torch_impl; prints the
+    eager and kept rows (after compile_header's). Returns (kept_text, kept
+    module, bench inputs, kept output, kept ms, torch.compile ms)."""
+    import torch
+    import triton
+    kept_text = chain(os.path.join(ROOT, "bench", "tasks", task + ".py"), *steps)
+    kept = load(kept_text, task + "_kept")
+    ins = kept.make_inputs(kept.SHAPES["bench"], device="cuda")
+    eager_ms = triton.testing.do_bench(lambda: kept.torch_impl(*ins), warmup=25, rep=200)
+    compiled = torch.compile(kept.torch_impl)
+    compiled(*ins)
+    compile_ms = triton.testing.do_bench(lambda: compiled(*ins), warmup=25, rep=200)
+    print(f"| {task} | torch eager | {eager_ms:.4f} | | | |")
+    want = kept.launch(*ins)
+    kept_ms = time_row(task, "as kept (" + "+".join(steps) + ")", kept.launch, ins, want, None, compile_ms)
+    return kept_text, kept, ins, want, kept_ms, compile_ms

@@ -207,40 +207,57 @@ static void skipped_and_failed_levels(void **state)
     finish(&w);
 }
 
+/* The level-0 diagnosis of bench/tasks/NAME and the built-in proposer's
+ * candidates for it; release with proposed_free. */
+typedef struct proposed {
+    char *src;
+    tdx_ledger l;
+    tdx_dx_report rep;
+    tdx_diags d;
+    tdx_loop_cands c;
+} proposed;
+
+static void propose_task(const char *name, proposed *p)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../bench/tasks/%s", TDX_TEST_DATA, name);
+    size_t len;
+    memset(p, 0, sizeof *p);
+    assert_int_equal(tdx_file_read(path, 1u << 20, &p->src, &len), TDX_OK);
+    tdx_dx_opts o;
+    memset(&o, 0, sizeof o);
+    o.levels[0].run = tdx_dx_level0;
+    tdx_ledger_init(&p->l);
+    tdx_diags_init(&p->d);
+    assert_int_equal(tdx_dx_run(&o, path, p->src, len, &p->l, &p->rep, &p->d), TDX_OK);
+    tdx_loop_ctx ctx = {path, p->src, len, &p->l, &p->rep, 1};
+    assert_int_equal(tdx_loop_builtin_propose(NULL, &ctx, &p->c, &p->d), TDX_OK);
+}
+
+static void proposed_free(proposed *p)
+{
+    tdx_loop_cands_free(&p->c);
+    tdx_diags_free(&p->d);
+    tdx_ledger_free(&p->l);
+    free(p->src);
+}
+
 // col_mean_bf16 at level 0: TDX016 (split-reduction, 0.85) decides over
 // TDX001 (retune, 0.80, first in the ledger); TDX018 (vectorize-loop, 0.85)
 // comes before retune; a round of three candidates tries each family once.
 static void builtin_proposer_order(void **state)
 {
     (void)state;
-    char path[512];
-    snprintf(path, sizeof path, "%s/../../bench/tasks/col_mean_bf16.py", TDX_TEST_DATA);
-    char *src;
-    size_t len;
-    assert_int_equal(tdx_file_read(path, 1u << 20, &src, &len), TDX_OK);
-    tdx_dx_opts o;
-    memset(&o, 0, sizeof o);
-    o.levels[0].run = tdx_dx_level0;
-    tdx_ledger l;
-    tdx_ledger_init(&l);
-    tdx_dx_report rep;
-    tdx_diags d;
-    tdx_diags_init(&d);
-    assert_int_equal(tdx_dx_run(&o, path, src, len, &l, &rep, &d), TDX_OK);
-    assert_int_equal(rep.decided_level, 0);
-    assert_string_equal(tdx_ledger_at(&l, (size_t)rep.deciding_finding - 1)->rule->id, "TDX016");
-    tdx_loop_ctx ctx = {path, src, len, &l, &rep, 1};
-    tdx_loop_cands c = {0};
-    assert_int_equal(tdx_loop_builtin_propose(NULL, &ctx, &c, &d), TDX_OK);
-    assert_true(c.len >= 3);
-    assert_string_equal(c.items[0].family, "split-reduction");
-    assert_string_equal(c.items[1].family, "vectorize-loop");
-    assert_string_equal(c.items[2].family, "retune");
-    assert_true(c.items[1].ncites >= 1);
-    tdx_loop_cands_free(&c);
-    tdx_diags_free(&d);
-    tdx_ledger_free(&l);
-    free(src);
+    proposed p;
+    propose_task("col_mean_bf16.py", &p);
+    assert_int_equal(p.rep.decided_level, 0);
+    assert_string_equal(tdx_ledger_at(&p.l, (size_t)p.rep.deciding_finding - 1)->rule->id, "TDX016");
+    assert_true(p.c.len >= 3);
+    assert_string_equal(p.c.items[0].family, "split-reduction");
+    assert_string_equal(p.c.items[1].family, "vectorize-loop");
+    assert_string_equal(p.c.items[2].family, "retune");
+    assert_true(p.c.items[1].ncites >= 1);
+    proposed_free(&p);
 }
 
 // matmul_fp16_square at level 0: TDX025 (tensor-descriptors, 0.60) and
@@ -249,35 +266,17 @@ static void builtin_proposer_order(void **state)
 static void grouped_order_after_retune(void **state)
 {
     (void)state;
-    char path[512];
-    snprintf(path, sizeof path, "%s/../../bench/tasks/matmul_fp16_square.py", TDX_TEST_DATA);
-    char *src;
-    size_t len;
-    assert_int_equal(tdx_file_read(path, 1u << 20, &src, &len), TDX_OK);
-    tdx_dx_opts o;
-    memset(&o, 0, sizeof o);
-    o.levels[0].run = tdx_dx_level0;
-    tdx_ledger l;
-    tdx_ledger_init(&l);
-    tdx_dx_report rep;
-    tdx_diags d;
-    tdx_diags_init(&d);
-    assert_int_equal(tdx_dx_run(&o, path, src, len, &l, &rep, &d), TDX_OK);
+    proposed p;
+    propose_task("matmul_fp16_square.py", &p);
     int tdx028 = 0;
-    for (size_t i = 0; i < tdx_ledger_count(&l); i++)
-        tdx028 |= strcmp(tdx_ledger_at(&l, i)->rule->id, "TDX028") == 0;
+    for (size_t i = 0; i < tdx_ledger_count(&p.l); i++)
+        tdx028 |= strcmp(tdx_ledger_at(&p.l, i)->rule->id, "TDX028") == 0;
     assert_true(tdx028);
-    tdx_loop_ctx ctx = {path, src, len, &l, &rep, 1};
-    tdx_loop_cands c = {0};
-    assert_int_equal(tdx_loop_builtin_propose(NULL, &ctx, &c, &d), TDX_OK);
-    assert_true(c.len >= 3);
-    assert_string_equal(c.items[0].family, "tensor-descriptors");
-    assert_string_equal(c.items[1].family, "retune");
-    assert_string_equal(c.items[2].family, "grouped-order");
-    tdx_loop_cands_free(&c);
-    tdx_diags_free(&d);
-    tdx_ledger_free(&l);
-    free(src);
+    assert_true(p.c.len >= 3);
+    assert_string_equal(p.c.items[0].family, "tensor-descriptors");
+    assert_string_equal(p.c.items[1].family, "retune");
+    assert_string_equal(p.c.items[2].family, "grouped-order");
+    proposed_free(&p);
 }
 
 int main(void)
