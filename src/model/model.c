@@ -587,3 +587,45 @@ tdx_status tdx_km_build(const tdx_src_module *mod, tdx_arena *arena, tdx_km_file
     *out = f;
     return TDX_OK;
 }
+
+int tdx_km_names_has(const tdx_km_names *s, const char *nm)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], nm) == 0)
+            return 1;
+    return s->full;
+}
+
+void tdx_km_names_add(tdx_km_names *s, const char *nm)
+{
+    if (!nm)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], nm) == 0)
+            return;
+    if (s->n < sizeof s->v / sizeof s->v[0])
+        s->v[s->n++] = nm;
+    else
+        s->full = 1;
+}
+
+int tdx_km_bound_visit(tdx_src_node *n, void *ud)
+{
+    if (tdx_src_is_bound_name(n))
+        tdx_km_names_add(ud, n->name);
+    return 0;
+}
+
+int tdx_km_read_visit(tdx_src_node *n, void *ud)
+{
+    if (tdx_src_is_name(n, NULL) && !tdx_src_is_bound_name(n))
+        tdx_km_names_add(ud, n->name);
+    return 0;
+}
+
+int tdx_km_name_visit(tdx_src_node *n, void *ud)
+{
+    if (tdx_src_is_name(n, NULL))
+        tdx_km_names_add(ud, n->name);
+    return 0;
+}

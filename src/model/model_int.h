@@ -31,6 +31,25 @@ const char *tdx_km_last_name(const tdx_src_node *n);
 const tdx_src_node *tdx_km_binding_of(const tdx_src_node *scope, const char *name,
                                       const tdx_src_node *before, int *found);
 
+/* A small set of names (pointers into the source's nodes). Past its
+ * capacity it is full: it then answers every name as a member, the safe
+ * side for the passes that ask whether a loop binds or reads a name. */
+typedef struct tdx_km_names {
+    const char *v[64];
+    size_t n;
+    int full;
+} tdx_km_names;
+
+/* Non-zero when nm is in s (or s is full). */
+int tdx_km_names_has(const tdx_km_names *s, const char *nm);
+/* Add nm to s unless it is there. */
+void tdx_km_names_add(tdx_km_names *s, const char *nm);
+/* tdx_src_walk visitors into a tdx_km_names (ud): every NAME bound where
+ * it stands; every NAME that is read (not bound); every NAME. */
+int tdx_km_bound_visit(tdx_src_node *n, void *ud);
+int tdx_km_read_visit(tdx_src_node *n, void *ud);
+int tdx_km_name_visit(tdx_src_node *n, void *ud);
+
 /* Number of programs of a launch's grid when the source makes it knowable,
  * else -1. */
 long long tdx_km_grid_size(const tdx_km_file *f, const tdx_km_launch *l);

@@ -28,39 +28,8 @@
 #include "model/model_ctx.h"
 #include "model/model_int.h"
 
-typedef struct names {
-    const char *v[64];
-    size_t n;
-    int full; /* more than fit: treat every name as assigned */
-} names;
-
-static void names_add(names *s, const char *nm)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i], nm) == 0)
-            return;
-    if (s->n < sizeof s->v / sizeof s->v[0])
-        s->v[s->n++] = nm;
-    else
-        s->full = 1;
-}
-
-static int target_visit(tdx_src_node *n, void *ud)
-{
-    if (tdx_src_is_bound_name(n))
-        names_add(ud, n->name);
-    return 0;
-}
-
-static int name_visit(tdx_src_node *n, void *ud)
-{
-    if (tdx_src_is_name(n, NULL))
-        names_add(ud, n->name);
-    return 0;
-}
-
 typedef struct mention {
-    const names *s;
+    const tdx_km_names *s;
     int hit;
 } mention;
 
@@ -75,7 +44,7 @@ static int mention_visit(tdx_src_node *n, void *ud)
 /* Non-zero when e reads nothing the loop assigns (a call's value may change
  * from one block to the next only through its arguments: tl.program_id,
  * tl.minimum are pure). */
-static int invariant(const tdx_src_node *e, const names *assigned)
+static int invariant(const tdx_src_node *e, const tdx_km_names *assigned)
 {
     if (assigned->full)
         return 0;
@@ -155,7 +124,7 @@ typedef struct ctx {
     const tdx_src_node *def, *loop;
     const char *offs[4]; /* O: start + tl.arange(0, STEP) in the loop's body */
     size_t noffs;
-    names assigned;      /* what the loop binds, its target included */
+    tdx_km_names assigned;      /* what the loop binds, its target included */
     const tdx_src_node *bound[TDX_KM_PEEL_MAX_BOUNDS];
     size_t nbound;
 } ctx;
@@ -184,9 +153,9 @@ static const tdx_src_node *rows_start(const ctx *c, const tdx_src_node *n)
     const tdx_src_node *p = a ? plus_arange(c->m, tdx_src_kid(a, TDX_SRC_R_VALUE), &size) : NULL;
     /* P is read again before the loop: every name in it bound at most once
      * in the kernel, so that it still means what it meant for R */
-    names in_p = {{0}, 0, 0};
+    tdx_km_names in_p = {{0}, 0, 0};
     if (p)
-        tdx_src_walk((tdx_src_node *)p, name_visit, &in_p);
+        tdx_src_walk((tdx_src_node *)p, tdx_km_name_visit, &in_p);
     for (size_t i = 0; p && i < in_p.n; i++)
         if (tdx_src_count_bindings(c->def, in_p.v[i]) > 1)
             return NULL;
@@ -291,7 +260,7 @@ static int match_loop(const tdx_src_module *m, const tdx_src_node *def, const td
     c.m = m;
     c.def = def;
     c.loop = L;
-    tdx_src_walk((tdx_src_node *)L, target_visit, &c.assigned);
+    tdx_src_walk((tdx_src_node *)L, tdx_km_bound_visit, &c.assigned);
     memset(p, 0, sizeof *p);
     p->loop = L;
     p->lo = tdx_src_call_arg(it, 0);

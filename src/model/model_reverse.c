@@ -18,54 +18,14 @@
 #include "model/model_ctx.h"
 #include "model/model_int.h"
 
-enum { MAX_NAMES = 64 };
-
-typedef struct nameset {
-    const char *v[MAX_NAMES];
-    size_t n;
-    int full;
-} nameset;
-
-static int has(const nameset *s, const char *nm)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i], nm) == 0)
-            return 1;
-    return s->full;
-}
-
-static void add(nameset *s, const char *nm)
-{
-    if (!nm || (s->n && has(s, nm)))
-        return;
-    if (s->n < MAX_NAMES)
-        s->v[s->n++] = nm;
-    else
-        s->full = 1;
-}
-
-static int bound_visit(tdx_src_node *n, void *ud)
-{
-    if (tdx_src_is_bound_name(n))
-        add(ud, n->name);
-    return 0;
-}
-
-static int read_visit(tdx_src_node *n, void *ud)
-{
-    if (tdx_src_is_name(n, NULL) && !tdx_src_is_bound_name(n))
-        add(ud, n->name);
-    return 0;
-}
-
 /* The names a statement reads (an augmented assignment's target too). */
-static void reads_of(tdx_src_node *s, nameset *out)
+static void reads_of(tdx_src_node *s, tdx_km_names *out)
 {
-    tdx_src_walk(s, read_visit, out);
+    tdx_src_walk(s, tdx_km_read_visit, out);
     if (s->kind == TDX_SRC_AUGASSIGN) {
         const tdx_src_node *tg = tdx_src_kid(s, TDX_SRC_R_TARGET);
         if (tdx_src_is_name(tg, NULL))
-            add(out, tg->name);
+            tdx_km_names_add(out, tg->name);
     }
 }
 
@@ -74,29 +34,32 @@ static void reads_of(tdx_src_node *s, nameset *out)
  * no statement of def after L reads it. */
 static int independent(tdx_src_node *def, tdx_src_node *L)
 {
-    nameset inner = {0}, done = {0};
+    tdx_km_names inner = {0}, done = {0};
     const tdx_src_node *v = tdx_src_kid(L, TDX_SRC_R_TARGET);
     for (tdx_src_node *s = tdx_src_next(L, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(L, TDX_SRC_R_BODY, s))
-        tdx_src_walk(s, bound_visit, &inner);
+        tdx_src_walk(s, tdx_km_bound_visit, &inner);
     if (inner.full)
         return 0;
-    add(&done, v->name);
+    tdx_km_names_add(&done, v->name);
     for (tdx_src_node *s = tdx_src_next(L, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(L, TDX_SRC_R_BODY, s)) {
-        nameset r = {0};
+        tdx_km_names r = {0};
         reads_of(s, &r);
         if (r.full)
             return 0;
         for (size_t i = 0; i < r.n; i++)
-            if (has(&inner, r.v[i]) && !has(&done, r.v[i]))
+            if (tdx_km_names_has(&inner, r.v[i]) && !tdx_km_names_has(&done, r.v[i]))
                 return 0; /* carried from the iteration before */
-        tdx_src_walk(s, bound_visit, &done);
+        tdx_src_walk(s, tdx_km_bound_visit, &done);
+        if (done.full)
+            return 0; /* a full set would count every name as bound already */
     }
     int after = 0;
     for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, L); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
-        nameset r = {0};
+        tdx_km_names r = {0};
         reads_of(s, &r);
+        after |= r.full;
         for (size_t i = 0; i < r.n && !after; i++)
-            after = has(&inner, r.v[i]) || r.full;
+            after = tdx_km_names_has(&inner, r.v[i]);
     }
     return !after;
 }
@@ -135,26 +98,26 @@ static int load_visit(tdx_src_node *n, void *ud)
     if (!p)
         p = tdx_src_call_kwarg(n, "pointer");
     if (p)
-        tdx_src_walk(p, read_visit, ud);
+        tdx_src_walk(p, tdx_km_read_visit, ud);
     return 0;
 }
 
 /* The names loop L loads through that it does not bind itself: the bases
  * of its loads (x_ptr, or x_row = x_ptr + row * n bound before it). */
-static void load_bases(tdx_src_node *L, nameset *out)
+static void load_bases(tdx_src_node *L, tdx_km_names *out)
 {
-    nameset r = {0}, bound = {0};
+    tdx_km_names r = {0}, bound = {0};
     tdx_src_walk(L, load_visit, &r);
-    tdx_src_walk(L, bound_visit, &bound);
+    tdx_src_walk(L, tdx_km_bound_visit, &bound);
     for (size_t i = 0; i < r.n; i++)
-        if (!has(&bound, r.v[i]))
-            add(out, r.v[i]);
+        if (!tdx_km_names_has(&bound, r.v[i]))
+            tdx_km_names_add(out, r.v[i]);
 }
 
 /* A base both loops load through (a kernel parameter first), or NULL. */
 static const char *shared_base(const tdx_src_node *def, tdx_src_node *a, tdx_src_node *b)
 {
-    nameset la = {0}, lb = {0};
+    tdx_km_names la = {0}, lb = {0};
     load_bases(a, &la);
     load_bases(b, &lb);
     const char *any = NULL;
@@ -182,11 +145,11 @@ size_t tdx_km_reversible(const tdx_src_module *m, const tdx_src_node *def, tdx_k
         int later = 0; /* a later pass of the same range reads it again: that one is the last */
         for (size_t k = j + 1; k < nl && !later; k++)
             later = same_range(m, range_of(L), range_of(loops[k])) && shared_base(def, L, loops[k]);
-        if (later)
+        if (later || !independent((tdx_src_node *)def, L))
             continue;
         for (size_t i = 0; i < j; i++) {
             const char *base = same_range(m, range_of(loops[i]), range_of(L)) ? shared_base(def, loops[i], L) : NULL;
-            if (!base || !independent((tdx_src_node *)def, L))
+            if (!base)
                 continue;
             const tdx_src_node *it = range_of(L);
             size_t na = tdx_src_call_nargs(it);
