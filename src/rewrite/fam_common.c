@@ -168,6 +168,13 @@ int fam_atom(const tdx_src_node *n)
            n->kind == TDX_SRC_ATTRIBUTE || n->kind == TDX_SRC_SUBSCRIPT;
 }
 
+char *fam_operand(fam_task *t, const tdx_src_node *n)
+{
+    size_t l;
+    const char *s = tdx_src_text(t->m, n, &l);
+    return tdx_arena_printf(&t->arena, fam_atom(n) ? "%.*s" : "(%.*s)", (int)l, s);
+}
+
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n)
 {
     for (tdx_src_node *p = n->parent; p; p = p->parent)

@@ -56,6 +56,9 @@ long long fam_bench_grid(fam_task *t, const tdx_src_node *launch);
 /* Non-zero when n needs no parentheses as an operand of * or +: a name,
  * a number, a call, an attribute or a subscript. */
 int fam_atom(const tdx_src_node *n);
+/* The text of n as an operand: in parentheses unless fam_atom(n); in
+ * t's arena (NULL when it runs out). */
+char *fam_operand(fam_task *t, const tdx_src_node *n);
 /* The FUNCDEF enclosing n, or NULL. */
 tdx_src_node *fam_enclosing_def(const tdx_src_node *n);
 /* The offset where the line holding offset off starts. */

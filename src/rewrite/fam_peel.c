@@ -24,14 +24,6 @@
 
 enum { MAX_PEEL = 8, MAX_LOCAL = 3 * TDX_KM_PEEL_MAX_SITES + 1 };
 
-/* The text of n, in parentheses unless it is a name or a number. */
-static char *operand(fam_task *t, const tdx_src_node *n)
-{
-    size_t l;
-    const char *s = tdx_src_text(t->m, n, &l);
-    return tdx_arena_printf(&t->arena, fam_atom(n) ? "%.*s" : "(%.*s)", (int)l, s);
-}
-
 static char *fresh_name(fam_task *t, const tdx_src_node *def, int *next)
 {
     for (;; (*next)++) {
@@ -101,7 +93,7 @@ static char *unmasked_copy(fam_task *t, const tdx_km_peel *p, const char *full)
             }
             e[n].start = c->start - base;
             e[n].end = c->end - base;
-            e[n++].text = operand(t, tdx_src_call_arg(c, 1));
+            e[n++].text = fam_operand(t, tdx_src_call_arg(c, 1));
             continue;
         }
         const tdx_src_node *mk = kwarg_node(c, "mask"), *ot = kwarg_node(c, "other");
@@ -123,16 +115,16 @@ static char *unmasked_copy(fam_task *t, const tdx_km_peel *p, const char *full)
 static char *full_line(fam_task *t, const tdx_km_peel *p, const char *full)
 {
     size_t ls = fam_line_start(t, p->loop->start);
-    char *m = operand(t, p->hi);
+    char *m = fam_operand(t, p->hi);
     size_t hl;
     const char *ht = tdx_src_text(t->m, p->hi, &hl);
     for (size_t i = 0; i < p->nbound && m; i++) {
         size_t bl;
         const char *bt = tdx_src_text(t->m, p->bound[i], &bl);
         if (bl != hl || memcmp(bt, ht, hl) != 0) /* the loop stops there anyway */
-            m = tdx_arena_printf(&t->arena, "tl.minimum(%s, %s)", m, operand(t, p->bound[i]));
+            m = tdx_arena_printf(&t->arena, "tl.minimum(%s, %s)", m, fam_operand(t, p->bound[i]));
     }
-    char *step = operand(t, p->step);
+    char *step = fam_operand(t, p->step);
     long long lo = -1;
     int zero = p->lo->kind == TDX_SRC_NUMBER && tdx_src_int_value(t->m, p->lo, &lo) == TDX_OK && lo == 0;
     if (!m || !step)
@@ -140,7 +132,7 @@ static char *full_line(fam_task *t, const tdx_km_peel *p, const char *full)
     if (zero)
         return tdx_arena_printf(&t->arena, "%.*s%s = tl.maximum(%s, 0) // %s * %s\n", (int)(p->loop->start - ls),
                                 t->src + ls, full, m, step, step);
-    char *l = operand(t, p->lo);
+    char *l = fam_operand(t, p->lo);
     return tdx_arena_printf(&t->arena, "%.*s%s = %s + tl.maximum(%s - %s, 0) // %s * %s\n",
                             (int)(p->loop->start - ls), t->src + ls, full, l, m, l, step, step);
 }

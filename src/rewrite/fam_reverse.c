@@ -12,14 +12,6 @@
 #include "model/model.h"
 #include "rewrite/fam_common.h"
 
-/* The text of n, parenthesised unless it is an atom. */
-static const char *op_text(fam_task *t, const tdx_src_node *n)
-{
-    size_t l;
-    const char *s = tdx_src_text(t->m, n, &l);
-    return tdx_arena_printf(&t->arena, fam_atom(n) ? "%.*s" : "(%.*s)", (int)l, s);
-}
-
 tdx_status fam_reverse_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -38,19 +30,19 @@ tdx_status fam_reverse_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             if (r[i].step && r[i].step->kind == TDX_SRC_NUMBER && (tdx_src_int_value(t->m, r[i].step, &step) ||
                                                                      step < 1))
                 continue; /* a literal step that is not positive */
-            const char *hi = op_text(t, r[i].hi);
+            const char *hi = fam_operand(t, r[i].hi);
             const char *last; /* the loop's last value */
             if (!r[i].lo || lo == 0)
                 last = !r[i].step || step == 1
                            ? tdx_arena_printf(&t->arena, "%s - 1", hi)
-                           : tdx_arena_printf(&t->arena, "(%s - 1) // %s * %s", hi, op_text(t, r[i].step),
-                                              op_text(t, r[i].step));
+                           : tdx_arena_printf(&t->arena, "(%s - 1) // %s * %s", hi, fam_operand(t, r[i].step),
+                                              fam_operand(t, r[i].step));
             else
-                last = tdx_arena_printf(&t->arena, "%s + (%s - 1 - %s) // %s * %s", op_text(t, r[i].lo), hi,
-                                        op_text(t, r[i].lo), r[i].step ? op_text(t, r[i].step) : "1",
-                                        r[i].step ? op_text(t, r[i].step) : "1");
+                last = tdx_arena_printf(&t->arena, "%s + (%s - 1 - %s) // %s * %s", fam_operand(t, r[i].lo), hi,
+                                        fam_operand(t, r[i].lo), r[i].step ? fam_operand(t, r[i].step) : "1",
+                                        r[i].step ? fam_operand(t, r[i].step) : "1");
             const char *from = !r[i].lo || lo == 0 ? "_tdx_r"
-                                                   : tdx_arena_printf(&t->arena, "(_tdx_r - %s)", op_text(t, r[i].lo));
+                                                   : tdx_arena_printf(&t->arena, "(_tdx_r - %s)", fam_operand(t, r[i].lo));
             char *stmt = last && from ? tdx_arena_printf(&t->arena, "%s = %s - %s\n%*s", r[i].var, last, from,
                                                          body->col - 1, "")
                                       : NULL;

@@ -325,16 +325,6 @@ static int find_site(fam_task *t, const tdx_km_file *kf, tdx_src_node *def, ksit
     return k->out != NULL;
 }
 
-/* The text of an expression, parenthesised unless it is an atom. */
-static char *operand(fam_task *t, const tdx_src_node *n)
-{
-    size_t l;
-    const char *s = tdx_src_text(t->m, n, &l);
-    int atom = n->kind == TDX_SRC_NAME || n->kind == TDX_SRC_NUMBER || n->kind == TDX_SRC_ATTRIBUTE ||
-               n->kind == TDX_SRC_CALL || n->kind == TDX_SRC_SUBSCRIPT;
-    return tdx_arena_printf(&t->arena, atom ? "%.*s" : "(%.*s)", (int)l, s);
-}
-
 /* Non-zero when name is bound once in def, to a fresh tensor of torch's
  * (torch.empty(...), torch.zeros_like(...), ...): no input shares its
  * memory, so it can be the kernel's accumulator when it is fp32. */
@@ -377,11 +367,11 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         tdx_src_int_value(t->m, k->start, &v0);
     if (k->step && k->step->kind == TDX_SRC_NUMBER)
         tdx_src_int_value(t->m, k->step, &v1);
-    const char *step = k->step ? operand(t, k->step) : "1";
+    const char *step = k->step ? fam_operand(t, k->step) : "1";
     /* range(start, stop, step) -> range(start + pid_k * step, stop, step * SPLIT_K) */
     char *nstart = !k->start || v0 == 0
                        ? (!k->step || v1 == 1 ? "_tdx_pid_k" : tdx_arena_printf(&t->arena, "_tdx_pid_k * %s", step))
-                       : tdx_arena_printf(&t->arena, "%s + _tdx_pid_k * %s", operand(t, k->start), step);
+                       : tdx_arena_printf(&t->arena, "%s + _tdx_pid_k * %s", fam_operand(t, k->start), step);
     char *nstep = !k->step || v1 == 1 ? "_tdx_split_k" : tdx_arena_printf(&t->arena, "%s * _tdx_split_k", step);
     if (!nstart || !nstep)
         return TDX_ERR_NOMEM;
@@ -414,7 +404,7 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
                                      "_tdx_split_k = tl.num_programs(2)\n%*s", kind, "", kind, "");
         for (size_t a = 0; a < k->nadv && pre; a++) {
             tdx_src_node *tg = tdx_src_kid(k->adv[a], TDX_SRC_R_TARGET), *v = tdx_src_kid(k->adv[a], TDX_SRC_R_VALUE);
-            char *inc = operand(t, v);
+            char *inc = fam_operand(t, v);
             pre = tdx_arena_printf(&t->arena, "%s%s += _tdx_pid_k * %s\n%*s", pre, tg->name, inc, kind, "");
             fam_edit(t, &e, v->start, v->end, tdx_arena_printf(&t->arena, "%s * _tdx_split_k", inc));
         }
@@ -436,26 +426,21 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         /* launch: a third grid axis, an fp32 buffer, the cast back */
         fam_edit(t, &e, tup->start, tup->end,
                  tdx_arena_printf(&t->arena, "(%.*s, %.*s, %d)", (int)l0, x0, (int)l1, x1, splits[si]));
-        size_t ol;
-        const char *ot = tdx_src_text(t->m, out, &ol);
         fam_edit(t, &e, out->start, out->end, "_tdx_acc");
-        char *acc = k->op == RED_MAX || k->op == RED_MIN
-                        ? tdx_arena_printf(&t->arena, "torch.full_like(%.*s, %s, dtype=torch.float32)", (int)ol, ot,
-                                           fill[k->op])
-                        : tdx_arena_printf(&t->arena, "torch.zeros_like(%.*s, dtype=torch.float32)", (int)ol, ot);
-        if (fresh) {
-            /* an fp32 output is its own accumulator: no copy, one launch less */
-            acc = k->op == RED_MAX || k->op == RED_MIN
-                      ? tdx_arena_printf(&t->arena, "%.*s.fill_(%s) if %.*s.dtype == torch.float32 else %s", (int)ol,
-                                         ot, fill[k->op], (int)ol, ot, acc)
-                      : tdx_arena_printf(&t->arena, "%.*s.zero_() if %.*s.dtype == torch.float32 else %s", (int)ol, ot,
-                                         (int)ol, ot, acc);
-        }
+        /* the buffer starts at the update's identity; a fresh fp32 output
+         * is its own buffer (no copy back, one launch less) */
+        const char *o = out->name;
+        int ext = k->op == RED_MAX || k->op == RED_MIN;
+        char *acc = ext ? tdx_arena_printf(&t->arena, "torch.full_like(%s, %s, dtype=torch.float32)", o, fill[k->op])
+                        : tdx_arena_printf(&t->arena, "torch.zeros_like(%s, dtype=torch.float32)", o);
+        if (fresh)
+            acc = tdx_arena_printf(&t->arena, "%s.%s if %s.dtype == torch.float32 else %s", o,
+                                   ext ? tdx_arena_printf(&t->arena, "fill_(%s)", fill[k->op]) : "zero_()", o, acc);
         fam_edit(t, &e, stmt->start, stmt->start, tdx_arena_printf(&t->arena, "_tdx_acc = %s\n%*s", acc, lind, ""));
         fam_edit(t, &e, stmt->end, stmt->end,
-                 fresh ? tdx_arena_printf(&t->arena, "\n%*sif _tdx_acc is not %.*s:\n%*s    %.*s.copy_(_tdx_acc)", lind,
-                                          "", (int)ol, ot, lind, "", (int)ol, ot)
-                       : tdx_arena_printf(&t->arena, "\n%*s%.*s.copy_(_tdx_acc)", lind, "", (int)ol, ot));
+                 fresh ? tdx_arena_printf(&t->arena, "\n%*sif _tdx_acc is not %s:\n%*s    %s.copy_(_tdx_acc)", lind, "",
+                                          o, lind, "", o)
+                       : tdx_arena_printf(&t->arena, "\n%*s%s.copy_(_tdx_acc)", lind, "", o));
         char sum[256];
         const char *kn = k->def->name ? k->def->name : "kernel";
         if (k->op == RED_DOT)

@@ -74,14 +74,10 @@ static char *offset_text(fam_task *t, const tdx_km_tma_axis *a)
  * L: the literal, the launch's argument for the parameter, or its default. */
 static char *host_text(fam_task *t, const tdx_src_node *L, const tdx_src_node *def, const tdx_src_node *e)
 {
-    size_t l;
-    const char *x;
     if (!e)
         return "1";
-    if (e->kind == TDX_SRC_NUMBER) {
-        x = tdx_src_text(t->m, e, &l);
-        return tdx_arena_printf(&t->arena, "%.*s", (int)l, x);
-    }
+    if (e->kind == TDX_SRC_NUMBER)
+        return fam_operand(t, e);
     const tdx_src_node *a = e->kind == TDX_SRC_NAME ? fam_launch_arg(L, def, e->name, NULL) : NULL;
     if (!a && e->kind == TDX_SRC_NAME) {
         const tdx_src_node *p = tdx_src_param(def, e->name);
@@ -89,8 +85,7 @@ static char *host_text(fam_task *t, const tdx_src_node *L, const tdx_src_node *d
     }
     if (!a || a->kind == TDX_SRC_STARRED)
         return NULL;
-    x = tdx_src_text(t->m, a, &l);
-    return tdx_arena_printf(&t->arena, fam_atom(a) ? "%.*s" : "(%.*s)", (int)l, x);
+    return fam_operand(t, a);
 }
 
 /* The keyword that names an axis's block size in the descriptor call: the
