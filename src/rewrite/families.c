@@ -54,18 +54,16 @@ static tdx_status fam_pipelining(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 
 /* The task's own TOLERANCE when it is one number at module level, else -1
  * (absent: the check's default for a tf32 output, 1e-3; a dict: per dtype). */
-static double task_tolerance(const fam_task *t)
+static double task_tolerance(fam_task *t)
 {
-    const tdx_src_node *root = t->m ? t->m->root : NULL;
+    const tdx_km_file *f = fam_model(t);
     double v = -1;
-    for (uint32_t k = 0; root && k < root->nkids; k++) {
-        const tdx_src_node *n = root->kids[k];
-        const tdx_src_node *tg = n->kind == TDX_SRC_ASSIGN ? tdx_src_kid(n, TDX_SRC_R_TARGET) : NULL;
-        const tdx_src_node *val = tg ? tdx_src_kid(n, TDX_SRC_R_VALUE) : NULL;
-        if (tdx_src_is_name(tg, "TOLERANCE"))
-            v = val && val->kind == TDX_SRC_NUMBER && tdx_src_number_value(t->m, val, &v) == TDX_OK ? v : -1;
+    for (size_t i = 0; f && i < f->nglobals; i++) {
+        const tdx_src_node *val = f->global_values[i];
+        if (strcmp(f->global_names[i], "TOLERANCE") == 0)
+            return val && val->kind == TDX_SRC_NUMBER && tdx_src_number_value(t->m, val, &v) == TDX_OK ? v : -1;
     }
-    return v;
+    return -1;
 }
 
 /* Plain tf32 products pass a task's check only when it allows more than the
