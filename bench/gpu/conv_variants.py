@@ -7,7 +7,11 @@ follow-up). Variants: for block-outputs the tap loop's bound a tl.constexpr
 dot-accumulate the chunk (_TDX_BK), warps, stages, R and the block; and the
 implicit-GEMM kernels of bench/variants/conv_igemm.py at several tiles;
 tensor-cores' tf32 and tf32x3 candidates on dot-accumulate's and the
-implicit GEMMs in tf32x3 (x3). ONLY=igemm|x3|block|dot runs one group.
+implicit GEMMs in tf32x3 (x3); the dot-accumulate kernel as kept (IEEE)
+beside tensor-cores' rounded tf32 candidate, the same dot unrounded (plain
+tf32) and tf32x3, with torch.compile and the check's relative error norm
+against the float64 reference (tf32). ONLY=igemm|x3|block|dot|tf32 runs one
+group.
 Each variant is checked against the task's reference on the bench shape
 (max |error| relative to max |reference|) and timed with
 triton.testing.do_bench (median of its repetitions, L2 flushed by it).
@@ -126,12 +130,60 @@ def igemm(name, ins, ref, prec="ieee"):
             print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | |", flush=True)
 
 
+def tf32_rows(name, task, ins):
+    """The IEEE dot as kept, rounded tf32 (tensor-cores' first candidate),
+    the same unrounded (the helper returning its argument), tf32x3: ms, the
+    ratio to the IEEE kernel, ||out - ref|| / ||ref|| against the float64
+    reference (the check's measure; tolerance 1e-3 for a tf32 output) and
+    the largest |error| relative to max |ref|. torch eager and torch.compile
+    (fp32, no tf32) beside."""
+    import torch._dynamo
+    steps = ("block-outputs", "dot-accumulate")
+    ieee = chain(task, *steps)
+    rounded = chain(task, *steps, "tensor-cores")
+    plain = sub(rounded, "    if x.dtype == tl.float32:\n", "    if False:\n")
+    x3 = chain(task, *steps, ("tensor-cores", 2))
+    base = load(ieee, name + "_ieee")
+    ref = base.reference(*ins)
+    norm = ref.norm().item()
+    kept = None
+
+    def row(label, fn):
+        nonlocal kept
+        try:
+            out = fn(*ins)
+            torch.cuda.synchronize()
+            rel = ((out.double() - ref).norm() / norm).item()
+            mx = ((out.double() - ref).abs().max() / ref.abs().max()).item()
+            ms = triton.testing.do_bench(lambda: fn(*ins))
+            kept = kept or ms
+            print(f"| {name} | {label} | {ms:.3f} | {ms / kept:.3f} | {rel:.2e} | {mx:.1e} |", flush=True)
+        except Exception as e:  # noqa: BLE001
+            print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | | | |", flush=True)
+
+    row("dot-accumulate, IEEE (as kept)", base.launch)
+    for label, text in (("rounded tf32 (tensor-cores 1)", rounded), ("plain tf32", plain),
+                        ("tf32x3 (tensor-cores 2)", x3)):
+        row(label, load(text, f"{name}_{abs(hash(label))}").launch)
+    row("torch eager (cuDNN fp32)", base.torch_impl)
+    torch._dynamo.reset()
+    row("torch.compile (fp32)", torch.compile(base.torch_impl))
+
+
 ONLY = os.environ.get("ONLY", "")
 
 
 def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    if ONLY == "tf32":
+        print("| task | kernel | ms | ÷ IEEE | error norm | max error |")
+        print("|---|---|---|---|---|---|")
+        for name in ("conv1d", "conv2d"):
+            task = os.path.join(ROOT, "bench", "tasks", f"{name}.py")
+            base = load(open(task).read(), name + "_task")
+            tf32_rows(name, task, base.make_inputs(base.SHAPES["bench"], device="cuda", seed=0))
+        return
     print("| task | variant | ms | max rel. error |")
     print("|---|---|---|---|")
     for name in ("conv1d", "conv2d"):

@@ -12,6 +12,9 @@
 #   reverse        two-pass kernels with their last pass walked backwards,
 #                  whole rows in one block (reverse_variants.py)
 #   math           gelu's erf as a short polynomial (math_variants.py)
+#   tf32           conv1d's and conv2d's dot as kept (IEEE), rounded tf32,
+#                  plain tf32, tf32x3; torch eager and torch.compile
+#                  (conv_variants.py, ONLY=tf32)
 set -u
 OUT=${OUT:-/tmp/tdx-out}
 mkdir -p "$OUT"
@@ -29,7 +32,8 @@ run() {
 run colred 150 python3 bench/gpu/colred_variants.py
 run reverse 120 python3 bench/gpu/reverse_variants.py
 run math 90 python3 bench/gpu/math_variants.py
-for f in env.txt colred.md reverse.md math.md; do
+run tf32 150 env ONLY=tf32 python3 bench/gpu/conv_variants.py
+for f in env.txt colred.md reverse.md math.md tf32.md; do
     echo "### $f"
     cat "$OUT/$f"
 done

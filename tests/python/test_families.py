@@ -155,6 +155,52 @@ def test_erf_polynomial_is_close_to_erf(tmp_path, monkeypatch):
     assert torch.equal(y[:200001], -y[200001:].flip(0))
 
 
+def test_tf32_rounding_is_to_the_nearest(tmp_path, monkeypatch):
+    """The helper tensor-cores puts before a rounded tf32 dot, run by the
+    interpreter: each fp32 value becomes the nearer of its two neighbouring
+    tf32 values (top 19 bits), a tie the one away from zero, as
+    cvt.rna.tf32.f32 does (an exponent as wide as needed, then inf past the
+    largest); zeros, subnormals and infinities too, a quiet NaN stays NaN."""
+    import importlib.util
+
+    import torch
+    (cand, _), _ = rewrite_family("tensor-cores", DATA / "matmul_ieee.py", tmp_path / "c")
+    text = Path(cand).read_text()
+    helper = text[text.index("@triton.jit\ndef _tdx_tf32"):text.index("@triton.jit\ndef matmul_kernel")]
+    (tmp_path / "tf32k.py").write_text(
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n" + helper +
+        "@triton.jit\ndef k(x_ptr, y_ptr, n, B: tl.constexpr):\n"
+        "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+        "    tl.store(y_ptr + o, _tdx_tf32(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    spec = importlib.util.spec_from_file_location("tf32k", tmp_path / "tf32k.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    g = torch.Generator().manual_seed(0)
+    bits = torch.randint(-2**31, 2**31, (100000,), generator=g, dtype=torch.int64)
+    bits = bits[((bits >> 23) & 0xFF) != 0xFF]  # finite patterns
+    ties = (bits & ~0x1FFF) | 0x1000  # exactly halfway between two tf32 values
+    special = torch.tensor([0.0, -0.0, 1.0, -1.0, 1e-40, -1e-40, 3.4028234663852886e38, -3.4028234663852886e38,
+                            float("inf"), float("-inf"), float("nan")])
+    x = torch.cat([bits.to(torch.int32).view(torch.float32), ties.to(torch.int32).view(torch.float32),
+                   torch.randn(10000, generator=g), special])
+    y = torch.empty_like(x)
+    mod.k[((x.numel() + 4095) // 4096,)](x, y, x.numel(), B=4096)
+    xb = x.view(torch.int32).to(torch.int64)
+    xd = x.double()
+    down = (xb & ~0x1FFF).to(torch.int32).view(torch.float32).double()  # toward zero
+    exp = ((xb >> 23) & 0xFF).clamp(min=1).double()
+    up = down + torch.sign(xd) * torch.pow(2.0, exp - 137)  # one tf32 step away from zero, in float64
+    want = torch.where((up - xd).abs() <= (xd - down).abs(), up, down)
+    want = torch.where(want.abs() >= 2.0 ** 128, torch.sign(xd) * float("inf"), want)
+    want = torch.where(x.isinf() | (x == 0), xd, want)
+    nan = x.isnan()
+    assert nan.sum() == 1 and y[nan].isnan().all()
+    assert torch.equal(y[~nan].double(), want[~nan])
+    assert torch.equal(y[~nan].view(torch.int32) & 0x1FFF, torch.zeros_like(y[~nan], dtype=torch.int32))
+    assert y[-5].item() == float("inf") and y[-4].item() == float("-inf")  # the largest finite values
+
+
 def test_every_family_is_covered_twice():
     r = subprocess.run([CLI, "rewrite", "--list"], capture_output=True, text=True, check=True)
     families = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]

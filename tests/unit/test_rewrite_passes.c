@@ -350,33 +350,43 @@ static void grid_underfill_family(void **state)
     }
 }
 
-/* IEEE dots, one by input_precision and one by allow_tf32=False: tf32x3
- * first (about fp32's accuracy; the whole allow_tf32 keyword gives way, the
- * two keywords exclude each other), then plain tf32; a task whose
- * TOLERANCE allows 2e-3 or more gets plain tf32 first. */
+/* IEEE dots, one by input_precision and one by allow_tf32=False: tf32
+ * first, each changed dot's operands rounded to the nearest tf32 through one
+ * _tdx_tf32 helper above the kernel (the matrix units would truncate them);
+ * then tf32x3 (about fp32's accuracy; the whole allow_tf32 keyword gives
+ * way, the two keywords exclude each other). A task whose TOLERANCE allows
+ * 2e-3 or more gets plain tf32, nothing rounded; one that asks for less
+ * than 1e-3 gets tf32x3 first. */
 static void tensor_cores_orders_by_tolerance(void **state)
 {
     (void)state;
     static const char src[] = HEAD
         "def k(a, b, c):\n"
         "    x = tl.dot(a, b, input_precision='ieee')\n"
-        "    y = tl.dot(a, b, allow_tf32=False, out_dtype=tl.float32)\n"
+        "    y = tl.dot(a + 1, other=c.T, allow_tf32=False, out_dtype=tl.float32)\n"
         "    z = tl.dot(a, b)\n";
     got g = run("tensor-cores", src);
     assert_int_equal(g.n, 2);
-    assert_non_null(strstr(g.src[0], "tl.dot(a, b, input_precision=\"tf32x3\")\n"));
-    assert_non_null(strstr(g.src[0], "tl.dot(a, b, input_precision=\"tf32x3\", out_dtype=tl.float32)"));
+    assert_non_null(strstr(g.src[0], "x = tl.dot(_tdx_tf32(a), _tdx_tf32(b), input_precision=\"tf32\")\n"));
+    assert_non_null(strstr(g.src[0], "tl.dot(_tdx_tf32(a + 1), other=_tdx_tf32(c.T), allow_tf32=True, out_dtype=tl.float32)"));
     assert_non_null(strstr(g.src[0], "z = tl.dot(a, b)\n")); /* tf32 already: left alone */
-    assert_non_null(strstr(g.summary[0], "tf32x3"));
-    assert_non_null(strstr(g.src[1], "tl.dot(a, b, input_precision=\"tf32\")"));
-    assert_non_null(strstr(g.src[1], "tl.dot(a, b, allow_tf32=True, out_dtype=tl.float32)"));
+    const char *h = strstr(g.src[0], "def _tdx_tf32(x):");
+    assert_non_null(h);
+    assert_null(strstr(h + 1, "def _tdx_tf32(x):"));
+    assert_true(h < strstr(g.src[0], "def k("));
+    assert_non_null(strstr(g.summary[0], "rounded"));
+    assert_non_null(strstr(g.src[1], "tl.dot(a, b, input_precision=\"tf32x3\")\n"));
+    assert_non_null(strstr(g.src[1], "tl.dot(a + 1, other=c.T, input_precision=\"tf32x3\", out_dtype=tl.float32)"));
+    assert_null(strstr(g.src[1], "_tdx_tf32"));
+    assert_non_null(strstr(g.summary[1], "tf32x3"));
     release(&g);
     static const char loose[] = "TOLERANCE = 2e-3\n" HEAD
         "def k(a, b):\n"
         "    return tl.dot(a, b, input_precision='ieee')\n";
     g = run("tensor-cores", loose);
     assert_int_equal(g.n, 2);
-    assert_non_null(strstr(g.src[0], "input_precision=\"tf32\")"));
+    assert_non_null(strstr(g.src[0], "tl.dot(a, b, input_precision=\"tf32\")"));
+    assert_null(strstr(g.src[0], "_tdx_tf32"));
     assert_non_null(strstr(g.src[1], "input_precision=\"tf32x3\")"));
     release(&g);
     static const char tight[] = "TOLERANCE = 1e-4\n" HEAD
@@ -385,6 +395,7 @@ static void tensor_cores_orders_by_tolerance(void **state)
     g = run("tensor-cores", tight);
     assert_int_equal(g.n, 2);
     assert_non_null(strstr(g.src[0], "input_precision=\"tf32x3\")"));
+    assert_non_null(strstr(g.src[1], "tl.dot(_tdx_tf32(a), _tdx_tf32(b), input_precision=\"tf32\")"));
     release(&g);
     /* nothing forced to IEEE: nothing to offer */
     g = run("tensor-cores", HEAD "def k(a, b):\n    return tl.dot(a, b)\n");
