@@ -443,7 +443,8 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
             cases = _check_in_process(task, plan, device, dtype, tf32)
     first_fail = next((c for c in cases if not c["ok"]), None)
     common = {"task": os.path.abspath(task_path), "candidate": os.path.abspath(candidate) if candidate else None,
-              "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases, "phases_s": phases}
+              "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases, "phases_s": phases,
+              "tolerance": loosest_tolerance(cases)}
     if pre is not None:
         common["precompile"] = pre
     if first_fail is not None:
@@ -452,6 +453,14 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
         return protocol.failure("check", first_fail.pop("error_kind", INCORRECT), where_ + first_fail["message"],
                                 reason=first_fail["reason"], **common)
     return protocol.result("check", error=None, reason=None, **common)
+
+
+def loosest_tolerance(cases):
+    """The largest relative-error tolerance any output of the cases was
+    judged by (a tf32 dot loosens an fp32 output's), or None when none was
+    judged."""
+    tols = [v["tolerance"] for c in cases for v in c.get("outputs") or () if v.get("tolerance") is not None]
+    return max(tols) if tols else None
 
 
 def _inputs(task, shape, seed, device, dtype):

@@ -94,6 +94,8 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->gpu_runs = count(o, "gpu_runs", LONG_MAX);
     w->compiles = count(o, "compiles", LONG_MAX);
     w->tokens = count(o, "tokens", LONG_MAX);
+    w->tolerance_before = num(o, "tolerance_before");
+    w->tolerance_after = num(o, "tolerance_after");
     if (!w->task || !w->status || !w->levels || !w->families || !w->torch_baseline || !w->torch_note) {
         row_free(w);
         return TDX_ERR_NOMEM;
@@ -147,6 +149,10 @@ json_t *tdx_bench_row_json(const tdx_bench_row *w)
                      (json_int_t)w->tokens);
     if (o && w->torch_cached)
         json_object_set_new(o, "torch_cached", json_true());
+    if (o && w->tolerance_before > 0)
+        json_object_set_new(o, "tolerance_before", json_real(w->tolerance_before));
+    if (o && w->tolerance_after > 0)
+        json_object_set_new(o, "tolerance_after", json_real(w->tolerance_after));
     return o;
 }
 
@@ -423,6 +429,11 @@ static int ran(const tdx_bench_row *w)
     return strcmp(w->status, "ok") == 0 && w->initial_s > 0 && w->final_s > 0;
 }
 
+int tdx_bench_looser(const tdx_bench_row *w)
+{
+    return w->tolerance_before > 0 && w->tolerance_after > w->tolerance_before * (1 + 1e-9);
+}
+
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -458,9 +469,11 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
             s->faster_eager += w->final_s < w->eager_s;
             s->tie_eager += fabs(w->final_s - w->eager_s) <= TDX_BENCH_TIE * w->eager_s;
         }
+        s->looser += tdx_bench_looser(w) != 0;
         if (w->compile_s > 0) {
             s->with_compile++;
             s->faster_compile += w->final_s < w->compile_s;
+            s->looser_faster_compile += tdx_bench_looser(w) && w->final_s < w->compile_s;
             s->tie_compile += fabs(w->final_s - w->compile_s) <= TDX_BENCH_TIE * w->compile_s;
         }
         int tried = w->torch_note && w->torch_note[0];
@@ -490,13 +503,18 @@ static void fmt_time(double s, char *out, size_t n)
         snprintf(out, n, "%.1f µs", s * 1e6);
 }
 
-static tdx_status cell_time(tdx_buf *b, double s)
+static tdx_status cell_time_marked(tdx_buf *b, double s, const char *mark)
 {
     if (s <= 0)
         return tdx_buf_adds(b, " – |");
     char t[64];
     fmt_time(s, t, sizeof t);
-    return tdx_buf_printf(b, " %s |", t);
+    return tdx_buf_printf(b, " %s%s |", t, mark);
+}
+
+static tdx_status cell_time(tdx_buf *b, double s)
+{
+    return cell_time_marked(b, s, "");
 }
 
 /* A torch column: the time ("(ref)" when it timed the float64-prone
@@ -526,7 +544,7 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
         const tdx_bench_row *w = &r->rows[i];
         st = tdx_buf_printf(out, "| %s |", w->task);
         if (!st) st = cell_time(out, w->initial_s);
-        if (!st) st = cell_time(out, w->final_s);
+        if (!st) st = cell_time_marked(out, w->final_s, tdx_bench_looser(w) ? " †" : "");
         if (!st)
             st = ran(w) ? tdx_buf_printf(out, " %.2fx |", w->initial_s / w->final_s) : tdx_buf_adds(out, " – |");
         if (!st) st = cell_pct(out, w->fraction_before);
@@ -565,6 +583,11 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
     if (!st && (s->with_eager || s->with_compile))
         st = tdx_buf_printf(out, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
                             100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile);
+    if (!st && s->looser)
+        st = tdx_buf_printf(out,
+                            "| † judged at a looser tolerance than the task as given (a tf32 dot on fp32 data) | %zu"
+                            " (faster than torch.compile: %zu) |\n",
+                            s->looser, s->looser_faster_compile);
     if (!st && s->ref_baseline)
         st = tdx_buf_printf(out, "| torch columns on `reference` (no torch_impl) | %zu |\n", s->ref_baseline);
     if (!st && s->torch_cached)
@@ -587,13 +610,16 @@ void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
             const char *t = json_string_value(json_object_get(e, "type"));
             if (!t)
                 continue;
-            if (strcmp(t, "baseline") == 0)
+            if (strcmp(t, "baseline") == 0) {
                 w->fraction_before = json_number_value(json_object_get(e, "fraction"));
+                w->tolerance_before = json_number_value(json_object_get(e, "tolerance"));
+            }
             if (strcmp(t, "confirm") == 0 && json_is_true(json_object_get(e, "reverted"))) {
                 /* side by side at the end, what was kept was slower: nothing is */
                 tdx_buf_reset(&lv);
                 tdx_buf_reset(&fam);
                 w->kept = 0;
+                w->tolerance_after = 0;
             }
             if (strcmp(t, "round") == 0) {
                 json_t *levels = json_object_get(json_object_get(e, "diagnosis"), "levels");
@@ -614,6 +640,7 @@ void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
                         json_integer_value(json_object_get(r, "round")) == round)
                         decided = (long)json_integer_value(json_object_get(r, "decided_level"));
                 }
+                w->tolerance_after = json_number_value(json_object_get(e, "tolerance"));
                 const char *family = json_string_value(json_object_get(e, "family"));
                 tdx_buf_printf(&fam, "%s%s", fam.len ? "," : "", family ? family : "?");
                 if (decided >= 0)

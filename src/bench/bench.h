@@ -43,6 +43,10 @@ typedef struct tdx_bench_row {
     char *families;      /* the kept families, e.g. "retune,tensor-cores" */
     double seconds;      /* wall time of the task's optimize run */
     long gpu_runs, compiles, tokens;
+    /* the relative-error tolerance the task's own check and the kept file's
+     * check judged by (the journal's baseline and last keep; a tf32 dot
+     * loosens fp32's 1e-5 to 1e-3); 0 unknown */
+    double tolerance_before, tolerance_after;
 } tdx_bench_row;
 
 typedef struct tdx_bench_results {
@@ -72,6 +76,8 @@ typedef struct tdx_bench_summary {
     size_t ref_baseline;                 /* of those, timed on reference (no torch_impl) */
     size_t na_eager, na_compile;         /* tasks run whose column was tried and is n/a */
     size_t torch_cached;                 /* tasks run whose torch columns came from the cache */
+    size_t looser;                       /* tasks run whose result was judged looser (tdx_bench_looser) */
+    size_t looser_faster_compile;        /* of those, faster than torch.compile */
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 
@@ -120,6 +126,10 @@ int tdx_bench_torch_cache_usable(const char *cache_path);
  * fresh[i] (when not NULL, n of them) whether task i was one of them. */
 tdx_status tdx_bench_torch_fill(const char *const *task_paths, size_t n, const char *device, double timeout_s,
                                 const char *cache_path, size_t *measured, int *fresh);
+
+/* Non-zero when the row's result was judged at a looser tolerance than the
+ * task as given (both known): the table marks its final time with a dagger. */
+int tdx_bench_looser(const tdx_bench_row *w);
 
 void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s);
 /* The per-task table and the summary as Markdown. */

@@ -122,6 +122,13 @@ static void verdict_reason(const tdx_hx_reply *r, tdx_loop_check *res)
     snprintf(res->reason, sizeof res->reason, "%s", why);
 }
 
+/* A check reply's "tolerance" (the loosest an output was judged by), 0 when absent. */
+static double tolerance_of(json_t *reply)
+{
+    json_t *v = json_object_get(reply, "tolerance");
+    return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
+}
+
 tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candidate_path,
                              tdx_loop_check *res)
 {
@@ -144,6 +151,7 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
     res->fs_isolated = r.proc.fs_isolated;
     if (!st) {
         res->ok = 1;
+        res->tolerance = tolerance_of(r.json);
     } else {
         /* a wrong candidate is a verdict, not a failure of the loop */
         verdict_reason(&r, res);
@@ -356,6 +364,7 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
         verdict_reason(&r, &res->check);
     } else {
         res->check.ok = 1;
+        res->check.tolerance = tolerance_of(r.json);
         res->timed = 1;
         x->gpu_runs++;
         json_t *tok = json_object_get(tj, "ok");

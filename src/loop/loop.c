@@ -323,6 +323,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
         t->cand_iqr_s = json_number_value(json_object_get(tm, "cand_iqr_s"));
         json_t *fr = json_object_get(tm, "fraction");
         t->fraction = json_is_number(fr) ? json_number_value(fr) : -1;
+        t->tolerance = json_number_value(json_object_get(old, "tolerance"));
         const char *v = json_string_value(json_object_get(old, "verdict"));
         passed = v && strcmp(v, "faster") == 0 ? 1 : v && strcmp(v, "slower") == 0 && even(t) ? 2 : 0;
         json_object_del(r->replay, hash);
@@ -376,6 +377,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
             time_s = tdx_loop__now_s() - t0;
             timed = 1;
         }
+        t->tolerance = chk.ok ? chk.tolerance : 0;
         if (!why[0] && timed) {
             tdx_status st = tst;
             if (st)
@@ -407,6 +409,8 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
         json_object_set_new(e, "against", json_integer((json_int_t)against));
     if (e && check_s >= 0)
         json_object_set_new(e, "check_s", json_real(check_s));
+    if (e && t->tolerance > 0)
+        json_object_set_new(e, "tolerance", json_real(t->tolerance));
     if (e && time_s >= 0)
         json_object_set_new(e, "time_s", json_real(time_s));
     if (e && (check_wait_s >= 0 || time_wait_s >= 0)) {
@@ -553,12 +557,15 @@ static tdx_status rounds(run *r, int first_round)
             r->res->final_fraction = best_t.fraction;
             st = tdx_loop__write_best(r, r->best, r->blen);
             remember_timing(r, best_t.cand_median_s, best_t.cand_iqr_s, &best_t);
-            if (!st)
-                st = tdx_loop__jlog(r, json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round",
-                                       round, "index", keep_ci ? (int)keep_ci : best_i + 1, "family", c->family, "median_s",
-                                       r->res->final_s, "speedup",
-                                       r->res->initial_s / r->res->final_s, "fraction",
-                                       best_t.fraction));
+            if (!st) {
+                json_t *ke = json_pack("{s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "type", "keep", "round", round,
+                                       "index", keep_ci ? (int)keep_ci : best_i + 1, "family", c->family,
+                                       "median_s", r->res->final_s, "speedup", r->res->initial_s / r->res->final_s,
+                                       "fraction", best_t.fraction);
+                if (ke && best_t.tolerance > 0) /* the tolerance the kept file was judged by */
+                    json_object_set_new(ke, "tolerance", json_real(best_t.tolerance));
+                st = tdx_loop__jlog(r, ke);
+            }
         }
         int decided = dx.decided_level;
         tdx_loop_cands_free(&cands);
@@ -748,6 +755,8 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             json_object_set_new(be, "dtype", json_string(t.dtype));
         if (be && chk.sandbox_known)
             json_object_set_new(be, "sandbox", sandbox_json(&chk));
+        if (be && chk.tolerance > 0)
+            json_object_set_new(be, "tolerance", json_real(chk.tolerance));
         st = tdx_loop__jlog(&r, be);
         if (st)
             goto out;

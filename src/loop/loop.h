@@ -73,6 +73,9 @@ typedef struct tdx_loop_check {
     /* How the code ran: sandbox_known set by executors that sandbox, with
      * whether the network and the file system were isolated (docs/faults.md). */
     int sandbox_known, net_isolated, fs_isolated;
+    /* The loosest relative-error tolerance an output was judged by (a tf32
+     * dot loosens an fp32 output's); 0 when not known or exact. */
+    double tolerance;
 } tdx_loop_check;
 
 typedef struct tdx_loop_timing {
@@ -83,6 +86,7 @@ typedef struct tdx_loop_timing {
     double out_bytes;     /* of the bytes, the outputs'; 0 unknown */
     char dtype[16];       /* the dtype its FLOPs run in ("fp16", ...); "" unknown */
     char reason[512];     /* why timing failed, one line */
+    double tolerance;     /* set by the loop: its check's tdx_loop_check.tolerance */
 } tdx_loop_timing;
 
 /* What a trial (check, then time when the check passed) came to. */

@@ -1,6 +1,7 @@
 """check through Triton's interpreter: good tasks pass, planted bugs fail
 with the right reason; the comparison rules on their own."""
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -8,6 +9,8 @@ import torch
 from conftest import harness, task
 from tritondx_harness.check import (MARKER, check_task, compare, poisoned_allocations, tolerance_for,
                                     uses_tf32)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["add.py", "rowsum.py", "scale_rows.py", "kb_scale.py"])
@@ -67,6 +70,19 @@ def test_candidate_passes_and_is_reported():
     # where its seconds went: the candidate's child, then the judging here
     assert set(res["phases_s"]) == {"child", "judge"}
     assert res["phases_s"]["child"] > 0 and res["phases_s"]["judge"] > 0
+
+
+def test_the_reply_names_the_loosest_tolerance_it_judged_by(tmp_path):
+    """An fp32 task is judged at 1e-5; the same task with its dot moved from
+    IEEE to tf32 at tf32's 1e-3, and the reply says so (the loop journals
+    it, the bench marks a result judged looser than the task as given)."""
+    src = (ROOT / "tests" / "data" / "rewrite" / "matmul_ieee.py").read_text().replace("TOLERANCE = 1e-3\n", "")
+    (tmp_path / "mm.py").write_text(src)
+    (tmp_path / "mm_tf32.py").write_text(src.replace('input_precision="ieee"', 'input_precision="tf32"'))
+    res = check_task(str(tmp_path / "mm.py"), device="cpu", seeds=(0,))
+    assert res["ok"] is True and res["tolerance"] == 1e-5, res
+    res = check_task(str(tmp_path / "mm.py"), device="cpu", seeds=(0,), candidate=str(tmp_path / "mm_tf32.py"))
+    assert res["ok"] is True and res["tolerance"] == 1e-3, res
 
 
 def test_candidate_with_another_dtype_fails():

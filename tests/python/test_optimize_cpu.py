@@ -414,3 +414,37 @@ def test_a_search_follows_a_finding_that_lost(tmp_path):
         ("peel-masks+exp2+retune", "slower")], cands
     assert cands[4]["summary"].endswith("(search)") and cands[4]["against"] == 3, cands[4]
     assert kept and kept[-1]["family"] == "peel-masks+exp2" and kept[-1]["index"] == 3, kept
+
+
+PRECISION_TIMER = '''#!/usr/bin/env python3
+import json, sys
+def model(path):  # an IEEE dot is slow, anything else fast
+    return 1e-3 if 'input_precision="ieee"' in open(path).read() else 0.5e-3
+base = model(sys.argv[1])
+cand = model(sys.argv[2]) if sys.argv[2] != "-" else 0.0
+print(json.dumps({"base_median_s": base, "base_iqr_s": 0.001 * base, "cand_median_s": cand,
+                  "cand_iqr_s": 0.001 * cand, "fraction": 1e-4 / (cand or base)}))
+'''
+
+
+def test_the_journal_says_what_tolerance_each_check_judged_by(tmp_path):
+    """An fp32 matmul with an IEEE dot and no TOLERANCE: its own check judges
+    it at fp32's 1e-5; tensor-cores' candidate (tf32, its operands rounded
+    first) passes at tf32's 1e-3 and is kept, and the keep carries 1e-3 (the
+    bench marks such a result as judged looser than the task)."""
+    timer = tmp_path / "precision_timer.py"
+    timer.write_text(PRECISION_TIMER)
+    timer.chmod(0o755)
+    task = tmp_path / "mm.py"
+    src = (ROOT / "tests" / "data" / "rewrite" / "matmul_ieee.py").read_text()
+    assert "TOLERANCE = 1e-3\n" in src
+    task.write_text(src.replace("TOLERANCE = 1e-3\n", ""))
+    cands, kept = one_round(task, timer)
+    base, = [e for e in journal(tmp_path / "mm.tdx") if e["type"] == "baseline"]
+    assert base["tolerance"] == 1e-5, base
+    tc = next(c for c in cands if c["family"] == "tensor-cores")
+    assert tc["verdict"] == "faster" and tc["tolerance"] == 1e-3, tc
+    assert "rounded to the nearest tf32" in tc["summary"], tc
+    assert all(c["tolerance"] == 1e-5 for c in cands if "tensor-cores" not in c["family"] and "tolerance" in c)
+    assert kept and kept[-1]["family"].startswith("tensor-cores") and kept[-1]["tolerance"] == 1e-3, kept
+    assert "_tdx_tf32(a)" in (tmp_path / "mm.opt.py").read_text()

@@ -31,6 +31,8 @@ static void summary_of_canned_rows(void **state)
     assert_int_equal(s.faster_compile, 2);
     assert_int_equal(s.tie_eager, 1);   /* relu: 200 us against 200 */
     assert_int_equal(s.tie_compile, 0); /* relu: 200 against 190, 5 % */
+    assert_int_equal(s.looser, 1);      /* matmul: 1e-3 against 1e-5; relu: the same both */
+    assert_int_equal(s.looser_faster_compile, 1);
     assert_true(fabs(s.seconds - 195) < 1e-9);
     /* the most the roofline allows: 1 / fraction before (5, 1.11, 10), or the
      * speedup reached when more */
@@ -66,6 +68,11 @@ static void summary_of_canned_rows(void **state)
     assert_int_equal(tdx_bench_add_json(&r2, j), TDX_OK);
     assert_string_equal(r2.rows[0].families, "single-pass-reduction,retune");
     assert_true(fabs(r2.rows[0].final_s - 0.0001) < 1e-12);
+    json_decref(j);
+    j = tdx_bench_row_json(&r.rows[2]);
+    assert_int_equal(tdx_bench_add_json(&r2, j), TDX_OK);
+    assert_true(tdx_bench_looser(&r2.rows[1]));
+    assert_true(fabs(r2.rows[1].tolerance_after - 1e-3) < 1e-15);
     json_decref(j);
     tdx_bench_free(&r2);
     tdx_bench_free(&r);
@@ -120,7 +127,7 @@ static void one_row_per_task(void **state)
 
 /* The kept families and levels come from the journal's keeps; a confirm
  * that undid them (the result not faster than the task side by side)
- * leaves none. */
+ * leaves none. The tolerances: the baseline's, and the last keep's. */
 static void kept_families_from_the_journal(void **state)
 {
     (void)state;
@@ -131,10 +138,10 @@ static void kept_families_from_the_journal(void **state)
     for (int i = 0; i < 3; i++) {
         char text[1024];
         snprintf(text, sizeof text,
-                 "[{\"type\": \"baseline\", \"fraction\": 0.25},"
-                 " {\"type\": \"keep\", \"round\": 1, \"family\": \"retune\"},"
+                 "[{\"type\": \"baseline\", \"fraction\": 0.25, \"tolerance\": 1e-5},"
+                 " {\"type\": \"keep\", \"round\": 1, \"family\": \"retune\", \"tolerance\": 1e-5},"
                  " {\"type\": \"round_end\", \"round\": 1, \"decided_level\": 0},"
-                 " {\"type\": \"keep\", \"round\": 2, \"family\": \"split-k\"},"
+                 " {\"type\": \"keep\", \"round\": 2, \"family\": \"split-k\", \"tolerance\": 1e-3},"
                  " {\"type\": \"round_end\", \"round\": 2, \"decided_level\": -1}%s]",
                  tails[i]);
         json_t *entries = json_loads(text, 0, NULL);
@@ -148,6 +155,9 @@ static void kept_families_from_the_journal(void **state)
         assert_string_equal(w.levels, levels[i]);
         assert_int_equal(w.kept, i == 2 ? 0 : 2);
         assert_true(fabs(w.fraction_before - 0.25) < 1e-12);
+        assert_true(fabs(w.tolerance_before - 1e-5) < 1e-15);
+        assert_true(fabs(w.tolerance_after - (i == 2 ? 0 : 1e-3)) < 1e-15);
+        assert_int_equal(tdx_bench_looser(&w), i != 2);
         free(w.levels);
         free(w.families);
         json_decref(entries);
