@@ -161,9 +161,18 @@ def tf32_rows(name, task, ins):
         except Exception as e:  # noqa: BLE001
             print(f"| {name} | {label} | {type(e).__name__}: {str(e)[:80]} | | | |", flush=True)
 
+    def block(t, b):
+        return sub(launch_kw(t, BLOCK=b), ", 256)", f", {b})")
+
     row("dot-accumulate, IEEE (as kept)", base.launch)
     for label, text in (("rounded tf32 (tensor-cores 1)", rounded), ("plain tf32", plain),
-                        ("tf32x3 (tensor-cores 2)", x3)):
+                        ("tf32x3 (tensor-cores 2)", x3),
+                        # the rounded kernel's knobs: R 64 gives wgmma its 64 rows
+                        ("rounded, R 64", grid_div(launch_kw(rounded, _TDX_R=64), 32, 64)),
+                        ("rounded, R 64, 8 warps", grid_div(launch_kw(rounded, _TDX_R=64, num_warps=8), 32, 64)),
+                        ("rounded, BK 32", launch_kw(rounded, _TDX_BK=32)),
+                        ("rounded, BLOCK 128", block(rounded, 128)),
+                        ("rounded, num_stages=2", launch_kw(rounded, num_stages=2))):
         row(label, load(text, f"{name}_{abs(hash(label))}").launch)
     row("torch eager (cuDNN fp32)", base.torch_impl)
     torch._dynamo.reset()
