@@ -126,30 +126,44 @@ def test_reverse_pass_leaves_a_carried_pass_alone(tmp_path):
     assert text.count("for start in range(0, n_cols, BLOCK):") == 1
 
 
+def elementwise_helper(family, task, helper, kernel, tmp_path, monkeypatch):
+    """The @triton.jit helper a family's first candidate on task puts before
+    its kernel, as a function of a float32 tensor run by the interpreter (one
+    element-wise kernel that applies it)."""
+    import importlib.util
+
+    import torch
+    cand = rewrite_family(family, task, tmp_path / "c")[0][0]
+    text = Path(cand).read_text()
+    body = text[text.index(f"@triton.jit\ndef {helper}("):text.index(f"@triton.jit\ndef {kernel}(")]
+    (tmp_path / "helperk.py").write_text(
+        "import torch\nimport triton\nimport triton.language as tl\n\n\n" + body +
+        "@triton.jit\ndef k(x_ptr, y_ptr, n, B: tl.constexpr):\n"
+        "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+        f"    tl.store(y_ptr + o, {helper}(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    spec = importlib.util.spec_from_file_location("helperk", tmp_path / "helperk.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def apply(x):
+        y = torch.empty_like(x)
+        mod.k[((x.numel() + 4095) // 4096,)](x, y, x.numel(), B=4096)
+        return y
+    return apply
+
+
 def test_erf_polynomial_is_close_to_erf(tmp_path, monkeypatch):
     """The helper the erf-polynomial family adds, run by the interpreter on
     400,002 points of [-8, 8]: within 1e-6 of torch's erf (the formula's
     1.5e-7 plus fp32 rounding in its Horner chain: 5.3e-7 seen; 3e-7 at 0,
     where the coefficients' sum is not exactly 1 in fp32), and odd."""
-    import importlib.util
-
     import torch
-    (cand, _), = rewrite_family("erf-polynomial", ROOT / "bench" / "tasks" / "gelu.py", tmp_path / "c")
-    text = Path(cand).read_text()
-    helper = text[text.index("@triton.jit\ndef _tdx_erf"):text.index("@triton.jit\ndef gelu_kernel")]
-    (tmp_path / "erfk.py").write_text(
-        "import torch\nimport triton\nimport triton.language as tl\n\n\n" + helper +
-        "@triton.jit\ndef k(x_ptr, y_ptr, n, B: tl.constexpr):\n"
-        "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
-        "    tl.store(y_ptr + o, _tdx_erf(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    spec = importlib.util.spec_from_file_location("erfk", tmp_path / "erfk.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    erf = elementwise_helper("erf-polynomial", ROOT / "bench" / "tasks" / "gelu.py", "_tdx_erf", "gelu_kernel",
+                             tmp_path, monkeypatch)
     half = torch.linspace(0, 8, 200001)
     x = torch.cat([-half.flip(0), half])
-    y = torch.empty_like(x)
-    mod.k[((x.numel() + 4095) // 4096,)](x, y, x.numel(), B=4096)
+    y = erf(x)
     err = (y.double() - torch.erf(x.double())).abs().max().item()
     assert err < 1e-6, err
     assert torch.equal(y[:200001], -y[200001:].flip(0))
@@ -161,21 +175,9 @@ def test_tf32_rounding_is_to_the_nearest(tmp_path, monkeypatch):
     tf32 values (top 19 bits), a tie the one away from zero, as
     cvt.rna.tf32.f32 does (an exponent as wide as needed, then inf past the
     largest); zeros, subnormals and infinities too, a quiet NaN stays NaN."""
-    import importlib.util
-
     import torch
-    (cand, _), _ = rewrite_family("tensor-cores", DATA / "matmul_ieee.py", tmp_path / "c")
-    text = Path(cand).read_text()
-    helper = text[text.index("@triton.jit\ndef _tdx_tf32"):text.index("@triton.jit\ndef matmul_kernel")]
-    (tmp_path / "tf32k.py").write_text(
-        "import torch\nimport triton\nimport triton.language as tl\n\n\n" + helper +
-        "@triton.jit\ndef k(x_ptr, y_ptr, n, B: tl.constexpr):\n"
-        "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
-        "    tl.store(y_ptr + o, _tdx_tf32(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n")
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    spec = importlib.util.spec_from_file_location("tf32k", tmp_path / "tf32k.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    tf32 = elementwise_helper("tensor-cores", DATA / "matmul_ieee.py", "_tdx_tf32", "matmul_kernel",
+                              tmp_path, monkeypatch)
     g = torch.Generator().manual_seed(0)
     bits = torch.randint(-2**31, 2**31, (100000,), generator=g, dtype=torch.int64)
     bits = bits[((bits >> 23) & 0xFF) != 0xFF]  # finite patterns
@@ -184,8 +186,7 @@ def test_tf32_rounding_is_to_the_nearest(tmp_path, monkeypatch):
                             float("inf"), float("-inf"), float("nan")])
     x = torch.cat([bits.to(torch.int32).view(torch.float32), ties.to(torch.int32).view(torch.float32),
                    torch.randn(10000, generator=g), special])
-    y = torch.empty_like(x)
-    mod.k[((x.numel() + 4095) // 4096,)](x, y, x.numel(), B=4096)
+    y = tf32(x)
     xb = x.view(torch.int32).to(torch.int64)
     xd = x.double()
     down = (xb & ~0x1FFF).to(torch.int32).view(torch.float32).double()  # toward zero
