@@ -141,7 +141,14 @@ tdx_status tdx_rep__results_table(tdx_buf *b, tdx_rep_mark m, const tdx_rep_resu
         TRY(task_text(b, m, w->task, link && s->run_dirs ? s->run_dirs[i] : NULL));
         TRY(cell_end(b, m));
         TRY(time_cell(b, m, w->initial_s));
-        TRY(time_cell(b, m, w->final_s));
+        if (tdx_bench_looser(w)) { /* judged at a looser tolerance than the task: marked */
+            char t[32], u[48];
+            tdx_rep_fmt_time(t, sizeof t, w->final_s);
+            snprintf(u, sizeof u, "%s †", t);
+            TRY(num_cell(b, m, u));
+        } else {
+            TRY(time_cell(b, m, w->final_s));
+        }
         TRY(cell(b, m, 1));
         if (row_ran(w))
             TRY(tdx_buf_printf(b, m == TDX_REP_HTML ? "<strong>%.2f×</strong>" : "%.2f×", w->initial_s / w->final_s));
