@@ -211,6 +211,9 @@ static void rule_cvt(l2ctx *c)
 }
 
 // TDX202: a dot off wgmma (AccelerateMatmul.cpp: MMAv3, then MMAv2, else FMA).
+// On FMA the operands' precision keeps it off the tensor cores (tensor-cores,
+// the rule's family); on mma.sync it is on them already and the CTA's tile
+// or warps keep it off wgmma (retune, as TDX303/TDX304 say at level 3).
 static void rule_dot(l2ctx *c)
 {
     const tdx_ir_kernel *k = c->k->ir;
@@ -230,6 +233,8 @@ static void rule_dot(l2ctx *c)
         tdx_finding *f = add(c, "TDX202", &d->loc, p == TDX_IR_DOT_MMA ? "dot mma" : "dot fma", "%s", msg);
         if (!f)
             return;
+        if (p == TDX_IR_DOT_MMA)
+            f->family = "retune";
         tdx_finding_fact(c->l, f, "path", "%s", tdx_ir_dot_path_str(p));
         tdx_finding_fact(c->l, f, "a_elem", "%s", d->a_elem ? d->a_elem : "?");
         tdx_finding_fact(c->l, f, "precision", "%s", d->precision ? d->precision : "default");

@@ -171,7 +171,8 @@ static void test_l2_locations_and_cites(void **state)
 // What TDX200 says of a scalar access: a gather through // or % points at
 // row-grid (no hint makes its neighbours contiguous); a lost alignment
 // (scale_rows_lostdiv: stride under do_not_specialize) at alignment-hints.
-// And TDX209 where the tile, not the address, caps the width.
+// And TDX209 where the tile, not the address, caps the width; TDX202 at
+// tensor-cores on FMA, at retune on mma.sync.
 static const tdx_finding *first_of(const tdx_ledger *l, const char *rule)
 {
     for (size_t i = 0; i < tdx_ledger_count(l); i++)
@@ -190,6 +191,9 @@ static void test_l2_scalar_causes(void **state)
         {"scale_rows_lostdiv", "TDX200", "alignment-hints", "0", "AxisInfo could not prove"},
         {"gelu_fp16_b256", "TDX209", "retune", NULL, "the tile is too small for the threads: 2 global accesses "
                                                       "move 4 of 16 bytes"},
+        /* a dot on FMA needs another precision; one on mma.sync another tile or warps */
+        {"dot_fp32_ieee", "TDX202", "tensor-cores", NULL, "a small fraction of the rate wgmma"},
+        {"dot_fp16_mma2", "TDX202", "retune", NULL, "about half the rate wgmma"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tdx_an_capture c;
