@@ -153,9 +153,13 @@ static int find_edit(const char *src, size_t len, int line, const char *from, co
     return 0;
 }
 
-// A constexpr of the kernel whose value is v and whose name mentions M.
+// A constexpr of the kernel whose value is v and whose name mentions M
+// (BLOCK_M, BM); else the only constexpr of value v (block-outputs' row
+// count _TDX_R, which sizes the dot's M); NULL when neither.
 static const tdx_an_arg *block_m(const tdx_an_kernel *k, long long v)
 {
+    const tdx_an_arg *only = NULL;
+    size_t count = 0;
     for (size_t i = 0; i < k->nargs; i++) {
         const tdx_an_arg *a = &k->args[i];
         if (!a->type || strcmp(a->type, "constexpr") != 0 || !a->has_value || a->value != v)
@@ -163,8 +167,10 @@ static const tdx_an_arg *block_m(const tdx_an_kernel *k, long long v)
         for (const char *s = a->name; *s; s++)
             if (toupper((unsigned char)*s) == 'M')
                 return a;
+        only = a;
+        count++;
     }
-    return NULL;
+    return count == 1 ? only : NULL;
 }
 
 // Plan for a dot off wgmma: fp32 with ieee precision, num_warps % 4, or M

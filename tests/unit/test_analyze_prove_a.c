@@ -66,7 +66,8 @@ static void test_refuted(void **state)
     tdx_ledger_free(&l);
 }
 
-// A 32-row tile with 4 warps: raising the BM constexpr to 64 gives wgmma.
+// A 32-row tile with 4 warps: raising the BM constexpr to 64 gives wgmma;
+// the same with the rows a constexpr named R.
 static void test_tile_m(void **state)
 {
     (void)state;
@@ -76,6 +77,12 @@ static void test_tile_m(void **state)
     const tdx_finding *f = prove("tile32", "TDX304", 1, &l, &cost);
     expect_proven(f, &l, "path mma.sync", "path wgmma");
     assert_string_equal(tdx_finding_get_fact(f, "counterfactual"), "BM 32 -> 64");
+    tdx_ledger_free(&l);
+    /* the rows a constexpr whose name has no M: the only one of 32 */
+    tdx_ledger_init(&l);
+    f = prove("tile32_rows", "TDX304", 1, &l, &cost);
+    expect_proven(f, &l, "path mma.sync", "path wgmma");
+    assert_string_equal(tdx_finding_get_fact(f, "counterfactual"), "R 32 -> 64");
     tdx_ledger_free(&l);
 }
 
