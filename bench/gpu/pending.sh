@@ -29,11 +29,11 @@ run() {
 }
 { date -u; nvidia-smi -L; python3 -c 'import sys,torch,triton;print(sys.version.split()[0], torch.__version__, triton.__version__)'
   "$TDX" --version; } > "$OUT/env.txt" 2>&1
-run colred 150 python3 bench/gpu/colred_variants.py
-run reverse 120 python3 bench/gpu/reverse_variants.py
-run math 90 python3 bench/gpu/math_variants.py
 run tf32 150 env ONLY=tf32 python3 bench/gpu/conv_variants.py
-for f in env.txt colred.md reverse.md math.md tf32.md; do
+run math 90 python3 bench/gpu/math_variants.py
+run reverse 120 python3 bench/gpu/reverse_variants.py
+run colred 150 python3 bench/gpu/colred_variants.py
+for f in env.txt tf32.md math.md reverse.md colred.md; do
     echo "### $f"
     cat "$OUT/$f"
 done
