@@ -89,6 +89,9 @@ def test_optimize_resumes_after_being_killed(tmp_path):
     assert entries[-1]["type"] == "stop"
     assert [e["seq"] for e in entries] == list(range(1, len(entries) + 1))
     assert (tmp_path / "scale.opt.py").exists()
+    # every keep, a replayed candidate's too, says what tolerance its check judged by
+    keeps = [e for e in entries if e["type"] == "keep"]
+    assert keeps and all(e["tolerance"] == 1e-5 for e in keeps), keeps
 
 
 def test_optimize_without_gpu_or_timer_says_why(tmp_path):
