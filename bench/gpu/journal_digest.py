@@ -1,0 +1,49 @@
+"""Every candidate of the optimize runs under a folder, one line each, from
+their journals: round, index, family, verdict, the candidate's time over its
+baseline's, the tolerance its check judged by, the reason; then the keeps and
+the end's confirm. For a suite call's run folders, printed on the GPU machine
+(a call brings back only a few files).
+
+    python3 bench/gpu/journal_digest.py DIR
+"""
+import json
+import os
+import sys
+
+
+def digest(path):
+    entries = []
+    with open(path) as f:
+        for line in f:
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                pass
+    for e in entries:
+        t = e.get("type")
+        if t == "baseline":
+            print(f"  baseline {e.get('median_s', 0) * 1e3:.4f} ms, fraction {e.get('fraction', -1):.3f}, "
+                  f"tolerance {e.get('tolerance')}")
+        elif t == "candidate":
+            tm = e.get("timing") or {}
+            ratio = tm["cand_median_s"] / tm["base_median_s"] if tm.get("base_median_s") else None
+            r = f"{ratio:.3f}" if ratio else "-"
+            print(f"  r{e.get('round')} c{e.get('index')} {e.get('family')}: {e.get('verdict')} {r} "
+                  f"tol {e.get('tolerance')} {(e.get('reason') or '')[:110]}")
+        elif t == "keep":
+            print(f"  keep r{e.get('round')} c{e.get('index')} {e.get('family')} {e.get('median_s', 0) * 1e3:.4f} ms")
+        elif t == "confirm":
+            print(f"  confirm {json.dumps({k: v for k, v in e.items() if k not in ('seq', 'at_s', 'type')})[:240]}")
+        elif t == "stop":
+            print(f"  stop: {e.get('reason')}")
+
+
+def main(d):
+    for root, _, files in sorted(os.walk(d)):
+        if "journal.jsonl" in files:
+            print(os.path.relpath(root, d))
+            digest(os.path.join(root, "journal.jsonl"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
