@@ -29,6 +29,17 @@ static tdx_status emit_cand(void *ud, char *src, size_t len, const char *family,
     return st;
 }
 
+/* Rules whose rewrite reorders the work retune sizes wait for retune: on a
+ * round of two candidates they would take its slot, and a follow-up takes
+ * them up on the round's best. Tiles in grid order (TDX028, grouped-order);
+ * a last pass in order (TDX029, reverse-pass: on the H100 log_softmax_long's
+ * retuned kernel walked backwards took 0.931 of its time, but tried first on
+ * the initial kernel it came out even and kept retune out of the round). */
+static int waits_for_retune(const char *rule_id)
+{
+    return strcmp(rule_id, "TDX028") == 0 || strcmp(rule_id, "TDX029") == 0;
+}
+
 /* Add name to the ordered family list if it is new. */
 static void want(const char *name, const char **fams, int *n, int max)
 {
@@ -53,6 +64,8 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
     /* then the other findings' families, most confident first (ledger order
      * among equals) */
     int taken[256] = {0};
+    const char *later[8];
+    int nlater = 0;
     size_t nl = tdx_ledger_count(l) < 256 ? tdx_ledger_count(l) : 256;
     for (;;) {
         size_t pick = nl;
@@ -62,16 +75,19 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
         if (pick == nl)
             break;
         taken[pick] = 1;
-        /* tiles in grid order (TDX028) wait for retune below: grouping
-         * reorders the tiles retune sizes, and on a round of two candidates
-         * it would take retune's slot; a follow-up takes it up on the best */
-        if (strcmp(tdx_ledger_at(l, pick)->rule->id, "TDX028") != 0)
-            want(tdx_ledger_at(l, pick)->family, fams, &nf, 32);
+        const tdx_finding *f = tdx_ledger_at(l, pick);
+        if (waits_for_retune(f->rule->id))
+            want(f->family, later, &nlater, 8);
+        else
+            want(f->family, fams, &nf, 32);
     }
     /* retuning is the search every diagnosis narrows; it always applies, then
-     * the program order of tile grids (it yields nothing for other kernels),
-     * then the same search left to the GPU as @triton.autotune */
+     * the families that wait for it, the program order of tile grids (it
+     * yields nothing for other kernels), then the same search left to the GPU
+     * as @triton.autotune */
     want("retune", fams, &nf, 32);
+    for (int i = 0; i < nlater; i++)
+        want(later[i], fams, &nf, 32);
     want("grouped-order", fams, &nf, 32);
     want("autotune", fams, &nf, 32);
     tdx_loop_cands per[32];

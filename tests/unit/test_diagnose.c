@@ -279,6 +279,25 @@ static void grouped_order_after_retune(void **state)
     proposed_free(&p);
 }
 
+// log_softmax_long at level 0: TDX014 (exp2) and TDX029 (reverse-pass);
+// the last pass walked backwards waits for retune too (on the H100 it came
+// out even on the initial kernel and took retune's slot).
+static void reverse_pass_after_retune(void **state)
+{
+    (void)state;
+    proposed p;
+    propose_task("log_softmax_long.py", &p);
+    int tdx029 = 0;
+    for (size_t i = 0; i < tdx_ledger_count(&p.l); i++)
+        tdx029 |= strcmp(tdx_ledger_at(&p.l, i)->rule->id, "TDX029") == 0;
+    assert_true(tdx029);
+    assert_true(p.c.len >= 3);
+    assert_string_equal(p.c.items[0].family, "exp2");
+    assert_string_equal(p.c.items[1].family, "retune");
+    assert_string_equal(p.c.items[2].family, "reverse-pass");
+    proposed_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +309,7 @@ int main(void)
         cmocka_unit_test(skipped_and_failed_levels),
         cmocka_unit_test(builtin_proposer_order),
         cmocka_unit_test(grouped_order_after_retune),
+        cmocka_unit_test(reverse_pass_after_retune),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
