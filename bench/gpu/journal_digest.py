@@ -10,16 +10,12 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summarize_runs import read_journal  # noqa: E402
+
 
 def digest(path):
-    entries = []
-    with open(path) as f:
-        for line in f:
-            try:
-                entries.append(json.loads(line))
-            except ValueError:
-                pass
-    for e in entries:
+    for e in read_journal(path):
         t = e.get("type")
         if t == "baseline":
             print(f"  baseline {e.get('median_s', 0) * 1e3:.4f} ms, fraction {e.get('fraction', -1):.3f}, "

@@ -4,6 +4,18 @@ import os
 import sys
 
 
+def read_journal(path):
+    """The entries of a journal.jsonl; a line that does not parse (a run cut off mid-write) is skipped."""
+    entries = []
+    with open(path) as f:
+        for line in f:
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                pass
+    return entries
+
+
 def main(d):
     print(f"{'task':24} {'initial ms':>10} {'final ms':>9} {'speedup':>7} {'roofline':>8} {'tried':>5} "
           f"{'kept':>4}  kept families (level)  stop")
@@ -11,13 +23,7 @@ def main(d):
         jl = os.path.join(d, name, "journal.jsonl")
         if not os.path.isfile(jl):
             continue
-        entries = []
-        with open(jl) as f:
-            for line in f:
-                try:
-                    entries.append(json.loads(line))
-                except ValueError:
-                    pass
+        entries = read_journal(jl)
         base = next((e for e in entries if e["type"] == "baseline"), {})
         stop = next((e for e in entries if e["type"] == "stop"), {})
         keeps = [e for e in entries if e["type"] == "keep"]

@@ -260,23 +260,31 @@ static void builtin_proposer_order(void **state)
     proposed_free(&p);
 }
 
+// A family that waits for retune comes third in a round's proposals: the
+// task's level-0 ledger has the rule, and the first candidates are first,
+// retune, then the family.
+static void proposes_in_order(const char *task, const char *rule, const char *first, const char *waiting)
+{
+    proposed p;
+    propose_task(task, &p);
+    int seen = 0;
+    for (size_t i = 0; i < tdx_ledger_count(&p.l); i++)
+        seen |= strcmp(tdx_ledger_at(&p.l, i)->rule->id, rule) == 0;
+    assert_true(seen);
+    assert_true(p.c.len >= 3);
+    assert_string_equal(p.c.items[0].family, first);
+    assert_string_equal(p.c.items[1].family, "retune");
+    assert_string_equal(p.c.items[2].family, waiting);
+    proposed_free(&p);
+}
+
 // matmul_fp16_square at level 0: TDX025 (tensor-descriptors, 0.60) and
 // TDX028 (grouped-order, 0.45); grouped order waits for retune, whose tiles
 // it reorders, so a round of two candidates tries descriptors and retune.
 static void grouped_order_after_retune(void **state)
 {
     (void)state;
-    proposed p;
-    propose_task("matmul_fp16_square.py", &p);
-    int tdx028 = 0;
-    for (size_t i = 0; i < tdx_ledger_count(&p.l); i++)
-        tdx028 |= strcmp(tdx_ledger_at(&p.l, i)->rule->id, "TDX028") == 0;
-    assert_true(tdx028);
-    assert_true(p.c.len >= 3);
-    assert_string_equal(p.c.items[0].family, "tensor-descriptors");
-    assert_string_equal(p.c.items[1].family, "retune");
-    assert_string_equal(p.c.items[2].family, "grouped-order");
-    proposed_free(&p);
+    proposes_in_order("matmul_fp16_square.py", "TDX028", "tensor-descriptors", "grouped-order");
 }
 
 // log_softmax_long at level 0: TDX014 (exp2) and TDX029 (reverse-pass);
@@ -285,17 +293,7 @@ static void grouped_order_after_retune(void **state)
 static void reverse_pass_after_retune(void **state)
 {
     (void)state;
-    proposed p;
-    propose_task("log_softmax_long.py", &p);
-    int tdx029 = 0;
-    for (size_t i = 0; i < tdx_ledger_count(&p.l); i++)
-        tdx029 |= strcmp(tdx_ledger_at(&p.l, i)->rule->id, "TDX029") == 0;
-    assert_true(tdx029);
-    assert_true(p.c.len >= 3);
-    assert_string_equal(p.c.items[0].family, "exp2");
-    assert_string_equal(p.c.items[1].family, "retune");
-    assert_string_equal(p.c.items[2].family, "reverse-pass");
-    proposed_free(&p);
+    proposes_in_order("log_softmax_long.py", "TDX029", "exp2", "reverse-pass");
 }
 
 int main(void)
