@@ -123,7 +123,7 @@ static int round_operands(fam_task *t, fam_edits *r, tdx_src_node *c)
 static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
-    fam_edits e = {0}, r = {0}, x3 = {0}; /* plain tf32, rounded tf32, tf32x3 */
+    fam_edits e = {0}, wraps = {0}, x3 = {0}; /* plain tf32, the rounding added to it, tf32x3 */
     double tol = task_tolerance(t); /* -1: the check's default, 1e-3 */
     int round = tol < TF32_PLAIN_TOLERANCE, rounded_all = 1;
     int x3_first = tol >= 0 && tol < TF32_ROUNDED_TOLERANCE;
@@ -142,7 +142,6 @@ static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             char *pv = p ? tdx_src_string_value(t->m, p, &t->arena) : NULL;
             if (pv && strcmp(pv, "ieee") == 0) {
                 fam_edit(t, &e, p->start, p->end, "\"tf32\"");
-                fam_edit(t, &r, p->start, p->end, "\"tf32\"");
                 fam_edit(t, &x3, p->start, p->end, "\"tf32x3\"");
             }
             for (tdx_src_node *kw = tdx_src_next(c, TDX_SRC_R_KEYWORD, NULL); kw;
@@ -152,11 +151,10 @@ static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 if (!a || a->kind != TDX_SRC_CONST || !a->name || strcmp(a->name, "False") != 0)
                     continue;
                 fam_edit(t, &e, a->start, a->end, "True");
-                fam_edit(t, &r, a->start, a->end, "True");
                 /* the two keywords exclude each other: the whole keyword is replaced */
                 fam_edit(t, &x3, kw->start, kw->end, "input_precision=\"tf32x3\"");
             }
-            if (round && e.n > was && !round_operands(t, &r, c))
+            if (round && e.n > was && !round_operands(t, &wraps, c))
                 rounded_all = 0; /* then the plain candidate stands */
         }
         const tdx_src_node *d = tdx_src_next(def, TDX_SRC_R_DECORATOR, NULL);
@@ -165,6 +163,9 @@ static tdx_status fam_tensor_cores(fam_task *t, tdx_rw_emit_fn emit, void *ud)
             first = at;
     }
     round = round && rounded_all && e.n;
+    fam_edits r = e; /* rounded: the plain candidate, its operands wrapped, the helper */
+    for (size_t i = 0; round && i < wraps.n; i++)
+        fam_edit(t, &r, wraps.items[i].start, wraps.items[i].end, wraps.items[i].text);
     if (round && !tdx_src_find_def(t->m, "_tdx_tf32"))
         fam_edit(t, &r, first, first, tf32_helper);
     static const char *const plain = "tl.dot on tf32 tensor cores instead of IEEE fp32 FMA";

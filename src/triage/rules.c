@@ -656,46 +656,46 @@ static void pipelining_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
 }
 
+/* The kernel's first math call named name (tl.exp, tl.math.erf, ...), or NULL. */
+static const tdx_km_op *first_math(const tdx_km_kernel *k, const char *name)
+{
+    for (size_t i = 0; i < k->ops.len; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind == TDX_KM_OP_MATH && strcmp(op->name, name) == 0)
+            return op;
+    }
+    return NULL;
+}
+
 /* TDX014: tl.exp (not exp2) in a softmax/norm or attention kernel; one note
  * per kernel, at its first tl.exp. */
 static void exp2_rule(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
 {
     if (strcmp(cls->pattern, "softmax-norm") != 0 && strcmp(cls->pattern, "attention") != 0)
         return;
-    for (size_t i = 0; i < k->ops.len; i++) {
-        const tdx_km_op *op = k->ops.items[i];
-        if (op->kind != TDX_KM_OP_MATH || strcmp(op->name, "exp") != 0)
-            continue;
-        tdx_finding *f = tdx_tri_add(t, "TDX014", op->call, 0, 0, k->name, 0.4,
-                                     "tl.exp costs a multiply by log2(e) per element; fold it "
-                                     "into the scale and use tl.exp2");
-        if (f)
-            tdx_finding_set_hypothesis(t->ledger, f,
-                                       "one FMUL per element on the kernel's exponential");
-        return;
-    }
+    const tdx_km_op *op = first_math(k, "exp");
+    tdx_finding *f = op ? tdx_tri_add(t, "TDX014", op->call, 0, 0, k->name, 0.4,
+                                      "tl.exp costs a multiply by log2(e) per element; fold it "
+                                      "into the scale and use tl.exp2")
+                        : NULL;
+    if (f)
+        tdx_finding_set_hypothesis(t->ledger, f, "one FMUL per element on the kernel's exponential");
 }
 
 /* TDX030: tl.math.erf (libdevice's erff) in a kernel without tl.dot: the
  * erf-polynomial family's case. One finding per kernel, at its first erf. */
 static void erf_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
-    if (tdx_tri_has_dot(k))
-        return;
-    for (size_t i = 0; i < k->ops.len; i++) {
-        const tdx_km_op *op = k->ops.items[i];
-        if (op->kind != TDX_KM_OP_MATH || strcmp(op->name, "erf") != 0)
-            continue;
-        tdx_finding *f = tdx_tri_add(t, "TDX030", op->call, 0, 0, k->name, 0.45,
-                                     "tl.math.erf is libdevice's erff: about twenty instructions an element "
-                                     "beside one load and one store");
-        if (f)
-            tdx_finding_set_hypothesis(t->ledger, f,
-                                       "the SMs issue erf's instructions slower than memory delivers the "
-                                       "elements; a short polynomial with one exp2 brings the kernel back "
-                                       "to memory speed");
-        return;
-    }
+    const tdx_km_op *op = tdx_tri_has_dot(k) ? NULL : first_math(k, "erf");
+    tdx_finding *f = op ? tdx_tri_add(t, "TDX030", op->call, 0, 0, k->name, 0.45,
+                                      "tl.math.erf is libdevice's erff: about twenty instructions an element "
+                                      "beside one load and one store")
+                        : NULL;
+    if (f)
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "the SMs issue erf's instructions slower than memory delivers the "
+                                   "elements; a short polynomial with one exp2 brings the kernel back "
+                                   "to memory speed");
 }
 
 void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_class *cls)
