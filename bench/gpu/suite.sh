@@ -34,9 +34,14 @@
 #            different tasks overlap, and every timed measurement runs alone
 #            on the GPU. The torch fill is split JOBS ways too.
 #   TORCH_CACHE  the torch columns measured before (bench --torch-cache; default
-#            bench/results/torch-h200.json, "" to measure every task): a task
-#            whose file is unchanged skips its ~22 s of torch baselines; the
-#            updated cache comes back as $OUT/torch-cache.json
+#            bench/results/torch-CARD.json, CARD the GPU's model as
+#            nvidia-smi names it, lower case: h200, h100; a card without one
+#            starts from an empty file, filled before the tasks run):
+#            a task whose file is unchanged skips its ~22 s of torch
+#            baselines; the updated cache comes back as $OUT/torch-cache.json.
+#            "" measures every task inside its own run, under TORCH_LIMIT
+#            and beside the other JOBS' runs (with JOBS=8 on an H100, 4 of 15
+#            tasks timed out there: keep the fill)
 #
 # Cost of one task, measured on the H200 (bench/RESULTS.md, third session):
 #   torch baselines  from the cache when the task file is unchanged (0 s);
@@ -72,7 +77,17 @@ MIN_TASK=${MIN_TASK:-30}
 TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}  # TOTAL still ends every task
 DEVICE=${DEVICE:-cuda}
 STEP_LIMIT=${STEP_LIMIT:-120}
-TORCH_CACHE=${TORCH_CACHE-bench/results/torch-h200.json}
+if [ -z "${TORCH_CACHE+set}" ]; then
+  card=h200
+  if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
+    # "NVIDIA H100 80GB HBM3" -> h100; the suite's tables were measured on h200 and h100
+    name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)
+    card=$(echo "$name" | grep -oiE '\b[a-z][0-9]{2,4}[a-z]?\b' | head -1 | tr 'A-Z' 'a-z')
+    [ -n "$card" ] || card=$(echo "$name" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '-' | sed 's/^-*//; s/-*$//')
+    card=${card:-h200}
+  fi
+  TORCH_CACHE=bench/results/torch-$card.json
+fi
 if [ "$JOBS" -gt 1 ]; then
   # outside $OUT: only the results come back from there
   export TRITONDX_GPU_LOCK=${TRITONDX_GPU_LOCK:-/tmp/tdx-gpu.lock}
@@ -127,7 +142,7 @@ if [ ! -x "$TDX" ]; then
 fi
 { echo "date: $(date -u)"; echo "settings: BUDGET=$BUDGET ROUNDS=$ROUNDS CANDS=$CANDS LEVEL=$LEVEL \
 TOTAL=$TOTAL TASK_LIMIT=$TASK_LIMIT TORCH_LIMIT=$TORCH_LIMIT STEP_LIMIT=$STEP_LIMIT DEVICE=$DEVICE \
-TASKS=$TASKS RANGE=$RANGE PART=$PART JOBS=$JOBS"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
+TASKS=$TASKS RANGE=$RANGE PART=$PART JOBS=$JOBS TORCH_CACHE=$TORCH_CACHE"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
   > "$OUT/suite/settings.txt"
 
 # the device's ceilings, measured once (cached by the harness) and read by every task

@@ -251,6 +251,13 @@ int tdx_loop__faster(const tdx_loop_timing *t)
            t->base_median_s - t->cand_median_s > spread;
 }
 
+double tdx_loop__rel_spread(const tdx_loop_timing *t)
+{
+    double b = t->base_median_s > 0 ? t->base_iqr_s / t->base_median_s : 1;
+    double c = t->cand_median_s > 0 ? t->cand_iqr_s / t->cand_median_s : 1;
+    return b > c ? b : c;
+}
+
 /* Passed its check and timed, not faster, but not slower either: its
  * median is within the spread above the best's. */
 static int even(const tdx_loop_timing *t)
@@ -283,6 +290,31 @@ static void set_check_parts(json_t *e, const double parts[4])
         json_object_set_new(e, "check_parts_s", pj);
 }
 
+/* A candidate whose timing t read faster than its base by less than a
+ * spread wider than TIMING_NOISY is timed again, once, and the narrower of
+ * the two timings decides (on the H100 a suite run rejected
+ * matmul_fp16_square's descriptors at 0.924 of retune's time and bmm's at
+ * 0.945, their IQRs 14 % and 8 %: the matrix units' clocks moved under the
+ * timing). *time_s grows by the second timing's seconds. Returns 1 when it
+ * was timed again. */
+static int retake(run *r, const char *base_path, const char *path, tdx_loop_timing *t, double *time_s)
+{
+    if (tdx_loop__faster(t) || t->cand_median_s <= 0 || t->cand_median_s >= t->base_median_s ||
+        tdx_loop__rel_spread(t) <= TIMING_NOISY)
+        return 0;
+    tdx_loop_timing again;
+    memset(&again, 0, sizeof again);
+    again.fraction = -1;
+    double t0 = tdx_loop__now_s();
+    tdx_status st = r->o->exec.time(r->o->exec.ud, r->o->task_path, base_path, path, &again);
+    if (*time_s >= 0)
+        *time_s += tdx_loop__now_s() - t0;
+    if (!st && again.base_median_s > 0 && again.cand_median_s > 0 &&
+        tdx_loop__rel_spread(&again) < tdx_loop__rel_spread(t))
+        *t = again;
+    return 1;
+}
+
 /* Try one candidate; returns 1 when it passed and was faster, 2 when it
  * passed and was even (within the spread), else 0 (timing in *t). It is
  * timed against the best kept so far, or, with against > 0, against the
@@ -305,6 +337,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
     double check_s = -1, time_s = -1; /* seconds of its check and its timing; -1 not run */
     double check_wait_s = -1, time_wait_s = -1; /* of those, waiting for the GPU lock; -1 unknown */
     double parts[4] = {-1, -1, -1, -1};         /* of check_s: start, precompile, child, judge */
+    int timings = 1;                            /* 2 when the timing was taken again */
     tdx_loop_check chk = {0};
     memset(t, 0, sizeof *t);
     t->fraction = -1;
@@ -377,6 +410,8 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
             time_s = tdx_loop__now_s() - t0;
             timed = 1;
         }
+        if (!why[0] && timed && !tst && retake(r, base_path, path, t, &time_s))
+            timings = 2;
         t->tolerance = chk.ok ? chk.tolerance : 0;
         if (!why[0] && timed) {
             tdx_status st = tst;
@@ -413,6 +448,8 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
         json_object_set_new(e, "tolerance", json_real(t->tolerance));
     if (e && time_s >= 0)
         json_object_set_new(e, "time_s", json_real(time_s));
+    if (e && timings > 1)
+        json_object_set_new(e, "timings", json_integer(timings));
     if (e && (check_wait_s >= 0 || time_wait_s >= 0)) {
         json_t *w = json_object();
         if (w && check_wait_s >= 0)

@@ -57,6 +57,11 @@ void tdx_loop__progress(tdx_loop__run *r, int round, size_t ci, size_t nc, const
 tdx_status tdx_loop__write_best(tdx_loop__run *r, const char *src, size_t len);
 /* Faster beyond the spread (the larger IQR) of the two. */
 int tdx_loop__faster(const tdx_loop_timing *t);
+/* The larger of a timing's two IQRs, each relative to its median. */
+double tdx_loop__rel_spread(const tdx_loop_timing *t);
+/* A timing spread wider than this is taken again, once, where it decides
+ * something: the confirm, and a candidate that read faster within it. */
+#define TIMING_NOISY 0.03
 /* Try one candidate of a round: vet, check, time against the best kept so
  * far or (against > 0) the round's candidate of that index; journals it.
  * Returns 1 faster, 2 even, else 0; *fatal set when the journal failed. */

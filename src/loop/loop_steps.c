@@ -167,17 +167,6 @@ tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const t
     return st;
 }
 
-/* The larger of a timing's two IQRs, each relative to its median. */
-static double rel_spread(const tdx_loop_timing *t)
-{
-    double b = t->base_median_s > 0 ? t->base_iqr_s / t->base_median_s : 1;
-    double c = t->cand_median_s > 0 ? t->cand_iqr_s / t->cand_median_s : 1;
-    return b > c ? b : c;
-}
-
-/* A confirm timing spread wider than this is taken again, once. */
-#define CONFIRM_NOISY 0.03
-
 /* The kept source timed side by side with the task as given at the end.
  * Each keep was timed against the best before it and the running time is
  * the product of those ratios, whose noise multiplies (one kernel read
@@ -212,10 +201,10 @@ tdx_status tdx_loop__confirm(run *r)
     tdx_loop_timing t, again;
     tdx_status st = time_beside_task(r, &t);
     int timings = 1;
-    if (st || rel_spread(&t) > CONFIRM_NOISY) {
+    if (st || tdx_loop__rel_spread(&t) > TIMING_NOISY) {
         tdx_status st2 = time_beside_task(r, &again);
         timings++;
-        if (!st2 && (st || rel_spread(&again) < rel_spread(&t))) {
+        if (!st2 && (st || tdx_loop__rel_spread(&again) < tdx_loop__rel_spread(&t))) {
             t = again;
             st = TDX_OK;
         }

@@ -260,10 +260,10 @@ static void builtin_proposer_order(void **state)
     proposed_free(&p);
 }
 
-// A family that waits for retune comes third in a round's proposals: the
-// task's level-0 ledger has the rule, and the first candidates are first,
-// retune, then the family.
-static void proposes_in_order(const char *task, const char *rule, const char *first, const char *waiting)
+// A family that waits for retune comes after it in a round's proposals: the
+// task's level-0 ledger has the rule, and the first candidates' families are
+// those of want (NULL-terminated), in that order.
+static void proposes_in_order(const char *task, const char *rule, const char *const *want)
 {
     proposed p;
     propose_task(task, &p);
@@ -271,10 +271,10 @@ static void proposes_in_order(const char *task, const char *rule, const char *fi
     for (size_t i = 0; i < tdx_ledger_count(&p.l); i++)
         seen |= strcmp(tdx_ledger_at(&p.l, i)->rule->id, rule) == 0;
     assert_true(seen);
-    assert_true(p.c.len >= 3);
-    assert_string_equal(p.c.items[0].family, first);
-    assert_string_equal(p.c.items[1].family, "retune");
-    assert_string_equal(p.c.items[2].family, waiting);
+    for (size_t i = 0; want[i]; i++) {
+        assert_true(p.c.len > i);
+        assert_string_equal(p.c.items[i].family, want[i]);
+    }
     proposed_free(&p);
 }
 
@@ -284,7 +284,8 @@ static void proposes_in_order(const char *task, const char *rule, const char *fi
 static void grouped_order_after_retune(void **state)
 {
     (void)state;
-    proposes_in_order("matmul_fp16_square.py", "TDX028", "tensor-descriptors", "grouped-order");
+    static const char *const want[] = {"tensor-descriptors", "retune", "grouped-order", NULL};
+    proposes_in_order("matmul_fp16_square.py", "TDX028", want);
 }
 
 // log_softmax_long at level 0: TDX014 (exp2) and TDX029 (reverse-pass);
@@ -293,7 +294,21 @@ static void grouped_order_after_retune(void **state)
 static void reverse_pass_after_retune(void **state)
 {
     (void)state;
-    proposes_in_order("log_softmax_long.py", "TDX029", "exp2", "reverse-pass");
+    static const char *const want[] = {"exp2", "retune", "reverse-pass", NULL};
+    proposes_in_order("log_softmax_long.py", "TDX029", want);
+}
+
+// matmul_fp32_square at level 0: TDX001 (retune, 0.80) decides; TDX019
+// (operand-layout, 0.70) waits for retune: B K-major pays only under the
+// tf32 wgmma of retune's tiles (on the H100 it came out 1.9 % slower on the
+// initial 32x32 kernel, took the round's second slot and was never stacked:
+// 7.5 ms kept against 3.5 with it). A round of two tries retune and
+// descriptors; the follow-up takes the layout up on the best first.
+static void operand_layout_after_retune(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"retune", "tensor-descriptors", "operand-layout", "grouped-order", NULL};
+    proposes_in_order("matmul_fp32_square.py", "TDX019", want);
 }
 
 int main(void)
@@ -308,6 +323,7 @@ int main(void)
         cmocka_unit_test(builtin_proposer_order),
         cmocka_unit_test(grouped_order_after_retune),
         cmocka_unit_test(reverse_pass_after_retune),
+        cmocka_unit_test(operand_layout_after_retune),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
