@@ -33,6 +33,10 @@
 #            python/tritondx_harness/gpulock.py): checks and compiles of
 #            different tasks overlap, and every timed measurement runs alone
 #            on the GPU. The torch fill is split JOBS ways too.
+#   BESIDE   1: after the tasks, the results within 5 % of torch.compile
+#            timed side by side with torch eager and torch.compile, one
+#            interleaved run each (bench/gpu/beside_torch.py), as
+#            $OUT/beside.md; at most BESIDE_LIMIT (150) s after TOTAL
 #   TORCH_CACHE  the torch columns measured before (bench --torch-cache; default
 #            bench/results/torch-CARD.json, CARD the GPU's model as
 #            nvidia-smi names it, lower case: h200, h100; a card without one
@@ -77,6 +81,8 @@ MIN_TASK=${MIN_TASK:-30}
 TASK_LIMIT=${TASK_LIMIT:-$((BUDGET + TORCH_LIMIT + 60))}  # TOTAL still ends every task
 DEVICE=${DEVICE:-cuda}
 STEP_LIMIT=${STEP_LIMIT:-120}
+BESIDE=${BESIDE:-0}
+BESIDE_LIMIT=${BESIDE_LIMIT:-150}
 if [ -z "${TORCH_CACHE+set}" ]; then
   card=h200
   if [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
@@ -252,6 +258,14 @@ done
 if [ -n "$left_out" ]; then
   log "not reached in this call; run them with: TASKS=\"${left_out% }\" bash bench/gpu/suite.sh"
   echo "TASKS=\"${left_out% }\"" > "$OUT/not_run.txt"
+fi
+# the slice's results near torch.compile timed side by side with torch, in
+# one interleaved run each (beside_torch.py), after TOTAL
+if [ "$BESIDE" = 1 ] && [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; then
+  log "side by side with torch (limit $BESIDE_LIMIT s)"
+  timeout -k 10 "$BESIDE_LIMIT" python3 bench/gpu/beside_torch.py "$OUT/suite" > "$OUT/beside.md" \
+    2> "$OUT/suite/beside.err" || log "beside_torch.py: rc=$? (see beside.err)"
+  cat "$OUT/beside.md"
 fi
 log "wall $(($(date +%s) - t0)) s"
 [ -n "$TORCH_CACHE" ] && cp "$TORCH_CACHE" "$OUT/torch-cache.json"

@@ -246,3 +246,32 @@ def test_suite_script_runs_tasks_at_once(tmp_path):
     with tarfile.open(out / "suite.tar.gz") as tar:
         settings = tar.extractfile("suite/settings.txt").read().decode()
     assert "JOBS=2" in settings
+
+
+def test_beside_torch_picks_the_near_rows_and_reports_each(tmp_path):
+    """bench/gpu/beside_torch.py on a slice folder: the rows within the band
+    of torch.compile are the ones timed, each gets its table row (here, with
+    no GPU, the reason it could not be timed), and the summary counts them."""
+    import sys
+    sys.path.insert(0, str(ROOT / "bench" / "gpu"))
+    import beside_torch
+
+    rows = {"relu": (0.2538e-3, 0.2556), "gelu": (0.1749e-3, 0.1893), "row_sum": (0.2369e-3, 0.2332),
+            "elementwise_add": (0.2e-3, None)}
+    for name, (final, comp) in rows.items():
+        (tmp_path / name).mkdir()
+        shutil.copy(ROOT / "bench" / "tasks" / f"{name}.py", tmp_path / name / f"{name}.opt.py")
+        row = {"task": f"{name}.py", "final_s": final, "compile_ms": comp, "kept": 1}
+        (tmp_path / name / "results.json").write_text(json.dumps({"rows": [row]}))
+    (tmp_path / "stray").mkdir()  # a folder without results is passed over
+    near = beside_torch.near_rows(str(tmp_path), 0.05)
+    assert [n for n, _ in near] == ["relu", "row_sum"]  # gelu 7.6 % ahead, add has no compile time
+    assert [n for n, _ in beside_torch.near_rows(str(tmp_path), 0.10)] == ["gelu", "relu", "row_sum"]
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(ROOT / "python"))
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "beside_torch.py"), str(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "2 results within 5% of torch.compile" in r.stdout
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("| relu |") or ln.startswith("| row_sum |")]
+    assert len(lines) == 2 and all("| 0.993 |" in ln or "| 1.016 |" in ln for ln in lines), r.stdout
+    assert "of the 0 timed: 0 by the table's columns, 0 side by side" in r.stdout
