@@ -35,6 +35,42 @@ static const tdx_src_node *statement_of(const tdx_src_node *n)
     return NULL;
 }
 
+/* Non-zero when statement st assigns name (a plain `name = ...`). */
+static int assigns(const tdx_src_node *st, const char *name)
+{
+    if (st->kind != TDX_SRC_ASSIGN)
+        return 0;
+    for (const tdx_src_node *tg = tdx_src_kid(st, TDX_SRC_R_TARGET); tg;
+         tg = tdx_src_next(st, TDX_SRC_R_TARGET, tg))
+        if (fam_mentions(tg, name))
+            return 1;
+    return 0;
+}
+
+/* A launch nested in a branch of its function (tensor-descriptors' launch
+ * and its fallback under `if _tdx_d0 and _tdx_d1:`): the statement of the
+ * function's body before which the copy serves every use of the tensor --
+ * the first that mentions it (the descriptors are made of the copy, and
+ * both launches read it). NULL when a statement up to the launch's assigns
+ * the name (the copy could be overwritten). */
+static const tdx_src_node *nested_copy_point(const tdx_src_node *scope, const tdx_src_node *s, const char *name)
+{
+    const tdx_src_node *top = s;
+    while (top && top->parent != scope)
+        top = top->parent;
+    if (!top || top->role != TDX_SRC_R_BODY)
+        return NULL;
+    const tdx_src_node *first = NULL;
+    for (const tdx_src_node *st = tdx_src_next(scope, TDX_SRC_R_BODY, NULL); st;
+         st = st == top ? NULL : tdx_src_next(scope, TDX_SRC_R_BODY, st)) {
+        if (assigns(st, name))
+            return NULL;
+        if (!first && fam_mentions(st, name))
+            first = st;
+    }
+    return first;
+}
+
 tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     const tdx_km_file *f = fam_model(t);
@@ -51,8 +87,10 @@ tdx_status fam_operand_layout(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         for (size_t j = 0; j < n; j++) {
             const tdx_km_mn_operand *o = &ops[j];
             const tdx_src_node *s = statement_of(o->launch->call);
-            if (!s || s->parent != o->launch->scope)
-                continue; /* only a launch written straight in its function's body */
+            if (s && s->parent != o->launch->scope)
+                s = nested_copy_point(o->launch->scope, s, o->tensor->name);
+            if (!s)
+                continue; /* a launch nested where the tensor cannot be copied once before it */
             size_t ls = fam_line_start(t, s->start);
             int blank = 1;
             for (size_t p = ls; p < s->start; p++)
