@@ -47,12 +47,46 @@ static int assigns(const tdx_src_node *st, const char *name)
     return 0;
 }
 
+/* Reads of the tensor that the K-major copy leaves as they were. */
+static const char *const same_in_copy[] = {"shape", "dtype", "device", "ndim", "size", "numel", "dim", NULL};
+
+typedef struct use_ud {
+    const char *name;
+    int found;
+} use_ud;
+
+/* Walk visitor of uses(): a NAME that is not the value of one of
+ * same_in_copy's attributes (b.shape reads the same of the copy; b.stride(0)
+ * and b itself do not). */
+static int use_visit(tdx_src_node *n, void *ud)
+{
+    use_ud *u = ud;
+    if (n->kind != TDX_SRC_NAME || !n->name || strcmp(n->name, u->name) != 0)
+        return 0;
+    const tdx_src_node *p = n->parent;
+    if (p && p->kind == TDX_SRC_ATTRIBUTE && p->name && tdx_src_kid(p, TDX_SRC_R_VALUE) == n)
+        for (const char *const *a = same_in_copy; *a; a++)
+            if (strcmp(p->name, *a) == 0)
+                return 0;
+    u->found = 1;
+    return -1;
+}
+
+/* Non-zero when statement st uses name other than through same_in_copy. */
+static int uses(const tdx_src_node *st, const char *name)
+{
+    use_ud u = {name, 0};
+    tdx_src_walk((tdx_src_node *)st, use_visit, &u);
+    return u.found;
+}
+
 /* A launch nested in a branch of its function (tensor-descriptors' launch
  * and its fallback under `if _tdx_d0 and _tdx_d1:`): the statement of the
  * function's body before which the copy serves every use of the tensor --
- * the first that mentions it (the descriptors are made of the copy, and
- * both launches read it). NULL when a statement up to the launch's assigns
- * the name (the copy could be overwritten). */
+ * the first that uses more than its shape (the descriptors are made of the
+ * copy, and both launches read it; `_, N = b.shape` stays above it, where
+ * triage still reads the bench shape's N). NULL when a statement up to the
+ * launch's assigns the name (the copy could be overwritten). */
 static const tdx_src_node *nested_copy_point(const tdx_src_node *scope, const tdx_src_node *s, const char *name)
 {
     const tdx_src_node *top = s;
@@ -65,7 +99,7 @@ static const tdx_src_node *nested_copy_point(const tdx_src_node *scope, const td
          st = st == top ? NULL : tdx_src_next(scope, TDX_SRC_R_BODY, st)) {
         if (assigns(st, name))
             return NULL;
-        if (!first && fam_mentions(st, name))
+        if (!first && uses(st, name))
             first = st;
     }
     return first;
