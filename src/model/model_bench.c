@@ -240,6 +240,12 @@ static val *call_value(ctx *c, env *e, const tdx_src_node *n, int depth)
             }
             return t;
         }
+        if ((strcmp(fn->name, "numel") == 0 || strcmp(fn->name, "nelement") == 0) && na == 0) {
+            long long p = 1;
+            for (int i = 0; i < obj->n && p > 0; i++)
+                p = obj->dims[i] >= 0 && obj->dims[i] <= (1LL << 62) / p ? p * obj->dims[i] : -1;
+            return p >= 0 ? mk_int(c, p) : &c->unknown;
+        }
         if (strcmp(fn->name, "size") == 0)
             return na == 0 ? shape_of(c, obj)
                            : a0->kind == V_INT && a0->i >= -obj->n && a0->i < obj->n

@@ -10,7 +10,20 @@
  * _n_tiles, tl.num_programs(0))`, with tl.program_id(0) read as _tile. The
  * tile count is the grid's expression written in the kernel's terms: each
  * name of the grid must be an argument of the launch. A 2-D grid of a tl.dot
- * kernel is flattened first: tile t is row t // n_cols, column t % n_cols. */
+ * kernel is flattened first: tile t is row t // n_cols, column t % n_cols.
+ *
+ * A body that ends by adding its tile's sum to one address,
+ * `tl.atomic_add(out_ptr, tl.sum(x, axis=0))` with out_ptr a parameter (a
+ * whole-tensor sum: every program's atomic on the same word), keeps the sum
+ * in a register across its tiles and adds once after the loop:
+ *
+ *     _tdx_part = tl.zeros([], dtype=out_ptr.dtype.element_ty)
+ *     for _tile in ...:
+ *         ...
+ *         _tdx_part += tl.sum(x, axis=0)
+ *     tl.atomic_add(out_ptr, _tdx_part)
+ *
+ * a few atomics per SM instead of one per tile. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +265,35 @@ static char *loop_body(fam_task *t, tdx_src_node *first, tdx_src_node *last, con
     return out;
 }
 
+/* The body's last statement last when it is `tl.atomic_add(P, tl.sum(E[,
+ * 0 | axis=0]))` with P a parameter of def and only sem / scope keywords:
+ * sets *sum to the tl.sum call. NULL otherwise. */
+static tdx_src_node *trailing_atomic_sum(fam_task *t, tdx_src_node *def, tdx_src_node *last, tdx_src_node **sum)
+{
+    *sum = NULL;
+    tdx_src_node *c = last && last->kind == TDX_SRC_EXPR_STMT ? tdx_src_kid(last, TDX_SRC_R_VALUE) : NULL;
+    if (!c || c->kind != TDX_SRC_CALL || !tdx_src_is_dotted(tdx_src_call_func(c), "tl.atomic_add") ||
+        tdx_src_call_nargs(c) != 2)
+        return NULL;
+    for (tdx_src_node *k = tdx_src_next(c, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(c, TDX_SRC_R_KEYWORD, k))
+        if (!k->name || (strcmp(k->name, "sem") != 0 && strcmp(k->name, "scope") != 0))
+            return NULL; /* a mask or anything else stays per tile */
+    tdx_src_node *p = tdx_src_call_arg(c, 0), *v = tdx_src_call_arg(c, 1);
+    if (!p || p->kind != TDX_SRC_NAME || !p->name || !tdx_src_param(def, p->name) || !v || v->kind != TDX_SRC_CALL ||
+        !tdx_src_is_dotted(tdx_src_call_func(v), "tl.sum"))
+        return NULL;
+    size_t na = tdx_src_call_nargs(v);
+    tdx_src_node *ax = na == 2 ? tdx_src_call_arg(v, 1) : tdx_src_call_kwarg(v, "axis");
+    long long axis = 0;
+    size_t nkw = 0;
+    for (tdx_src_node *k = tdx_src_next(v, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(v, TDX_SRC_R_KEYWORD, k))
+        nkw++;
+    if (na < 1 || na > 2 || nkw > (na == 1 && ax ? 1u : 0u) || (ax && (tdx_src_int_value(t->m, ax, &axis) || axis)))
+        return NULL;
+    *sum = v;
+    return c;
+}
+
 /* One launch: the candidates for k programs per SM. */
 static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn emit, void *ud)
 {
@@ -322,7 +364,19 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
     int ind = first->col - 1;
     char *head;
     const char *pid_text[2];
-    if (rank == 1) {
+    tdx_src_node *sum = NULL, *atomic = NULL;
+    if (rank == 1 && !fam_mentions(def, "_tdx_part"))
+        atomic = trailing_atomic_sum(t, def, last, &sum);
+    if (atomic) {
+        size_t pl;
+        const char *pt = tdx_src_text(t->m, tdx_src_call_arg(atomic, 0), &pl);
+        head = tdx_arena_printf(&t->arena,
+                                "_n_tiles = %s\n%*s_tdx_part = tl.zeros([], dtype=%.*s.dtype.element_ty)\n%*sfor "
+                                "_tile in tl.range(tl.program_id(0), _n_tiles, tl.num_programs(0)):\n%*s",
+                                k0, ind, "", (int)pl, pt, ind, "", ind + 4, "");
+        pid_text[0] = "_tile";
+        pid_text[1] = "_tile";
+    } else if (rank == 1) {
         head = tdx_arena_printf(&t->arena,
                                 "_n_tiles = %s\n%*sfor _tile in tl.range(tl.program_id(0), _n_tiles, "
                                 "tl.num_programs(0)):\n%*s",
@@ -337,7 +391,25 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
         pid_text[0] = "(_tile // _n_tiles_n)";
         pid_text[1] = "(_tile % _n_tiles_n)";
     }
-    char *body = head ? loop_body(t, first, last, head, pid_text) : NULL;
+    char *body = NULL;
+    if (atomic && head) {
+        /* the statements before the atomic, the sum added to the register,
+         * the atomic once after the loop */
+        tdx_src_node *prev = NULL;
+        for (tdx_src_node *st = first; st && st != last; st = tdx_src_next(def, TDX_SRC_R_BODY, st))
+            prev = st;
+        char *acc = loop_body(t, sum, sum, "", pid_text);
+        char *lead = prev ? loop_body(t, first, prev, head, pid_text) : head;
+        size_t hl, tl_;
+        const char *ht = tdx_src_text(t->m, atomic, &hl), *tt = tdx_src_text(t->m, sum, &tl_);
+        size_t pre = (size_t)(tt - ht), post = hl - pre - tl_;
+        body = acc && lead
+                   ? tdx_arena_printf(&t->arena, "%s%s_tdx_part += %s\n%*s%.*s_tdx_part%.*s", lead,
+                                      prev ? tdx_arena_printf(&t->arena, "\n%*s", ind + 4, "") : "", acc, ind, "",
+                                      (int)pre, ht, (int)post, tt + tl_)
+                   : NULL;
+    } else if (head)
+        body = loop_body(t, first, last, head, pid_text);
     if (!body)
         return TDX_ERR_NOMEM;
     /* the host side: the helper once, the grid capped */
@@ -372,10 +444,11 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
             fam_edit(t, &e, e0->start, e0->end, grid);
         else
             fam_edit(t, &e, tup->start, tup->end, grid);
-        char sum[200];
-        snprintf(sum, sizeof sum, "%s: persistent grid of at most %d programs per SM looping over %s tiles",
-                 def->name ? def->name : "kernel", per_sm[k], rank == 1 ? "its" : "its flattened 2-D");
-        st = fam_emit(t, &e, emit, ud, "persistent-grid", sum);
+        char what[240];
+        snprintf(what, sizeof what, "%s: persistent grid of at most %d programs per SM looping over %s tiles%s",
+                 def->name ? def->name : "kernel", per_sm[k], rank == 1 ? "its" : "its flattened 2-D",
+                 atomic ? ", summing them in a register and adding once after the loop" : "");
+        st = fam_emit(t, &e, emit, ud, "persistent-grid", what);
     }
     return st;
 }

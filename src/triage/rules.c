@@ -725,6 +725,7 @@ void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_clas
     tdx_tri_reverse_rule(t, k);
     tdx_tri_dotacc_rule(t, k);
     tdx_tri_atomic_rule(t, k);
+    tdx_tri_atomic_tile_rule(t, k);
     no_specialize_rule(t, k);
     int64_rule(t, k);
 }

@@ -487,6 +487,50 @@ void tdx_tri_atomic_rule(tdx_tri *t, const tdx_km_kernel *k)
     tdx_finding_fact(t->ledger, f, "atomics", "%zu", n);
 }
 
+/* TDX031: a kernel without loops on a 1-D grid whose every program adds
+ * its tile's tl.sum with one unmasked tl.atomic_add to an address no program
+ * id reaches (a whole-tensor sum), launched with more than 8 programs per SM
+ * at the bench shape: persistent-grid's register sum. */
+void tdx_tri_atomic_tile_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    if (k->loops.len || k->pid_axes != 1u)
+        return;
+    const tdx_km_access *at = NULL;
+    for (size_t i = 0; i < k->accesses.len; i++) {
+        const tdx_km_access *a = k->accesses.items[i];
+        if (a->kind != TDX_KM_ATOMIC)
+            continue;
+        if (at)
+            return; /* several atomics: not one sum */
+        at = a;
+    }
+    const tdx_src_node *v = at ? tdx_src_call_arg(at->call, 1) : NULL;
+    if (!at || !at->op || strcmp(at->op, "atomic_add") != 0 || at->mask || at->helper || at->addr.pids ||
+        at->addr.rank || !v || v->kind != TDX_SRC_CALL || !tdx_src_is_dotted(tdx_src_call_func(v), "tl.sum"))
+        return;
+    for (size_t i = 0; i < k->launches.len; i++) {
+        const tdx_km_launch *l = k->launches.items[i];
+        char shape[96];
+        long long progs = tdx_km_bench_grid(t->file, l, shape, sizeof shape);
+        if (progs <= 8 * SMS)
+            continue;
+        tdx_finding *f = tdx_tri_add(t, "TDX031", at->call, 0, 0, k->name, 0.55,
+                                     "each of the %lld programs at the bench shape %s reduces one tile and adds "
+                                     "it to the same address: %lld atomics on one word",
+                                     progs, shape, progs);
+        if (!f)
+            continue;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "a program, a block-wide reduction and an atomic per tile; a persistent grid "
+                                   "of at most 8 programs per SM sums its tiles in a register and adds once: "
+                                   "at most %d atomics",
+                                   8 * SMS);
+        tdx_finding_fact(t->ledger, f, "programs", "%lld", progs);
+        tdx_finding_fact(t->ledger, f, "bench_shape", "%s", shape);
+        return;
+    }
+}
+
 /* TDX024: a loop over a reduction index that adds one outer product of a
  * column and a row per value (tdx_km_dot_accumulable, the loops the
  * dot-accumulate family rewrites). */

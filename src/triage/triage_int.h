@@ -39,6 +39,8 @@ void tdx_tri_tiles_rule(tdx_tri *t, const tdx_km_kernel *k);
  * waves of programs, axis 0 first, read many more operand tiles than waves
  * in groups of 8 rows would at the bench shape. */
 void tdx_tri_tile_order_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX031: a whole-tensor sum adding one atomic per program of a large grid. */
+void tdx_tri_atomic_tile_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX016 (rules_tiles.c): a kernel whose programs each walk one whole
  * reduction loop, on a grid of fewer than 4 programs per SM at the bench shape. */
 void tdx_tri_serial_rule(tdx_tri *t, const tdx_km_kernel *k);

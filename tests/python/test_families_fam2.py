@@ -148,6 +148,40 @@ def test_check_rejects_a_persistent_loop_that_skips_tiles(tmp_path):
     assert not check(DATA / "scale.py", bad)["ok"]
 
 
+def test_persistent_sum_adds_once_per_program(tmp_path):
+    """A whole-tensor sum (the suite's sum_all: one atomic per tile on one
+    word) keeps its sum in a register across its tiles and adds once after
+    the loop; with one SM's worth of programs each loops over several tiles
+    of the check shapes and the check passes. Moving the atomic back into
+    the loop while the register keeps summing counts tiles twice: the check
+    fails."""
+    cands = rewrite("persistent-grid", TASKS / "sum_all.py", tmp_path)
+    assert len(cands) == 3
+    text = Path(cands[0]).read_text()
+    assert "    _tdx_part = tl.zeros([], dtype=out_ptr.dtype.element_ty)\n" in text
+    assert "        _tdx_part += tl.sum(x, axis=0)\n    tl.atomic_add(out_ptr, _tdx_part)\n" in text
+    looped = tmp_path / "looped.py"
+    looped.write_text(few_programs(text))
+    res = check(TASKS / "sum_all.py", looped)
+    assert res["ok"], res.get("error")
+    bad = tmp_path / "bad.py"
+    bad.write_text(few_programs(text).replace("        _tdx_part += tl.sum(x, axis=0)\n    tl.atomic_add(",
+                                              "        _tdx_part += tl.sum(x, axis=0)\n        tl.atomic_add("))
+    assert not check(TASKS / "sum_all.py", bad)["ok"]
+
+
+def test_persistent_sum_with_a_masked_atomic_stays_per_tile(tmp_path):
+    """An atomic with a mask (or a value that is not a tl.sum) is not one
+    word's sum: the body moves into the loop unchanged."""
+    src = (TASKS / "sum_all.py").read_text()
+    masked = tmp_path / "masked.py"
+    masked.write_text(src.replace("tl.atomic_add(out_ptr, tl.sum(x, axis=0))",
+                                  "tl.atomic_add(out_ptr, tl.sum(x, axis=0), mask=n > 0)"))
+    text = Path(rewrite("persistent-grid", masked, tmp_path / "m")[0]).read_text()
+    assert "_tdx_part" not in text
+    assert "        tl.atomic_add(out_ptr, tl.sum(x, axis=0), mask=n > 0)" in text
+
+
 def test_persistent_leaves_early_returns_and_3d_grids_alone(tmp_path):
     assert yields("persistent-grid", DATA / "scale_guard.py", tmp_path) == []
     assert yields("persistent-grid", TASKS / "conv1d.py", tmp_path) == []
