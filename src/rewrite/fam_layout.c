@@ -35,16 +35,33 @@ static const tdx_src_node *statement_of(const tdx_src_node *n)
     return NULL;
 }
 
-/* Non-zero when statement st assigns name (a plain `name = ...`). */
-static int assigns(const tdx_src_node *st, const char *name)
+typedef struct bind_ud {
+    const char *name;
+    int found;
+} bind_ud;
+
+/* Walk visitor of binds(): a target of an assignment, a for or a with that
+ * mentions the name. */
+static int bind_visit(tdx_src_node *n, void *ud)
 {
-    if (st->kind != TDX_SRC_ASSIGN)
+    bind_ud *b = ud;
+    if (n->kind != TDX_SRC_ASSIGN && n->kind != TDX_SRC_AUGASSIGN && n->kind != TDX_SRC_ANNASSIGN &&
+        n->kind != TDX_SRC_FOR && n->kind != TDX_SRC_WITHITEM)
         return 0;
-    for (const tdx_src_node *tg = tdx_src_kid(st, TDX_SRC_R_TARGET); tg;
-         tg = tdx_src_next(st, TDX_SRC_R_TARGET, tg))
-        if (fam_mentions(tg, name))
-            return 1;
+    for (const tdx_src_node *tg = tdx_src_kid(n, TDX_SRC_R_TARGET); tg; tg = tdx_src_next(n, TDX_SRC_R_TARGET, tg))
+        if (fam_mentions(tg, b->name)) {
+            b->found = 1;
+            return -1;
+        }
     return 0;
+}
+
+/* Non-zero when statement st (or one inside it) binds name. */
+static int binds(const tdx_src_node *st, const char *name)
+{
+    bind_ud b = {name, 0};
+    tdx_src_walk((tdx_src_node *)st, bind_visit, &b);
+    return b.found;
 }
 
 /* Reads of the tensor that the K-major copy leaves as they were. */
@@ -86,18 +103,19 @@ static int uses(const tdx_src_node *st, const char *name)
  * the first that uses more than its shape (the descriptors are made of the
  * copy, and both launches read it; `_, N = b.shape` stays above it, where
  * triage still reads the bench shape's N). NULL when a statement up to the
- * launch's assigns the name (the copy could be overwritten). */
+ * launch's binds the name again, or the name is not the function's
+ * parameter (the copy could be overwritten, or come before its binding). */
 static const tdx_src_node *nested_copy_point(const tdx_src_node *scope, const tdx_src_node *s, const char *name)
 {
     const tdx_src_node *top = s;
     while (top && top->parent != scope)
         top = top->parent;
-    if (!top || top->role != TDX_SRC_R_BODY)
-        return NULL;
+    if (!top || top->role != TDX_SRC_R_BODY || scope->kind != TDX_SRC_FUNCDEF || !tdx_src_param(scope, name))
+        return NULL; /* the copy goes where the tensor is the function's parameter, bound once */
     const tdx_src_node *first = NULL;
     for (const tdx_src_node *st = tdx_src_next(scope, TDX_SRC_R_BODY, NULL); st;
          st = st == top ? NULL : tdx_src_next(scope, TDX_SRC_R_BODY, st)) {
-        if (assigns(st, name))
+        if (binds(st, name))
             return NULL;
         if (!first && uses(st, name))
             first = st;

@@ -110,6 +110,20 @@ def test_k_major_copy_after_the_descriptors_serves_both_launches(tmp_path, monke
     assert res["ok"], res.get("error")
 
 
+def test_k_major_copy_stays_out_where_launch_binds_the_tensor_again(tmp_path):
+    """The same with `b` bound again in launch before the descriptors (or by a
+    loop): a copy placed above it would be overwritten or come before it, so
+    operand-layout leaves the file alone."""
+    (tma, _), = rewrite("tensor-descriptors", TASKS / "matmul_fp32_square.py", tmp_path / "a")
+    text = Path(tma).read_text()
+    for i, (old, new) in enumerate((("    M, K = a.shape\n", "    M, K = a.shape\n    b = b.float()\n"),
+                                    ("def launch(a, b):\n", "def launch(a, bs):\n    for b in bs[:1]:\n        pass\n"))):
+        assert text.count(old) == 1
+        bound = tmp_path / f"bound{i}.py"
+        bound.write_text(text.replace(old, new))
+        assert rewrite("operand-layout", bound, tmp_path / f"b{i}") == []
+
+
 def test_bias_relu_epilogue_stays(tmp_path):
     (cand, _), = rewrite("tensor-descriptors", TASKS / "matmul_bias_relu_fp16.py", tmp_path / "a")
     text = Path(cand).read_text()
