@@ -24,8 +24,10 @@ def digest(path):
             tm = e.get("timing") or {}
             ratio = tm["cand_median_s"] / tm["base_median_s"] if tm.get("base_median_s") else None
             r = f"{ratio:.3f}" if ratio else "-"
+            spread = max(tm.get("base_iqr_s", 0), tm.get("cand_iqr_s", 0)) / tm["base_median_s"] if ratio else 0
+            again = " timed twice" if e.get("timings", 1) > 1 else ""
             print(f"  r{e.get('round')} c{e.get('index')} {e.get('family')}: {e.get('verdict')} {r} "
-                  f"tol {e.get('tolerance')} {(e.get('reason') or '')[:110]}")
+                  f"(IQR {spread:.1%}{again}) tol {e.get('tolerance')} {(e.get('reason') or '')[:110]}")
         elif t == "keep":
             print(f"  keep r{e.get('round')} c{e.get('index')} {e.get('family')} {e.get('median_s', 0) * 1e3:.4f} ms")
         elif t == "confirm":
