@@ -173,13 +173,14 @@ print(json.dumps({"base_median_s": base, "base_iqr_s": 0.001 * base, "cand_media
 
 
 def test_the_search_takes_retunes_next_step_on_a_retuned_best(tmp_path):
-    """relu's round tries retune (BLOCK 256 -> 1024) and autotune; retune wins,
-    autotune on it is the stack. The search follow-up is retune's next step on
-    the retuned best (1024 -> 4096, a source the round did not time), not
-    nothing because the round had tried retune; it wins, and the best is still
-    short of the roofline target, so a second follow-up takes the step after
-    (4096 -> 16384), timed against the first; it wins too and is kept. Two
-    follow-ups a round at most."""
+    """relu's round tries fold-programs (TDX017: 524,288 programs of 256
+    elements at the bench shape; the timer sees no change) and retune (BLOCK
+    256 -> 1024); retune wins, fold-programs on it (even) is the stack. The
+    search follow-up is retune's next step on the retuned best (1024 -> 4096,
+    a source the round did not time), not nothing because the round had tried
+    retune; it wins, and the best is still short of the roofline target, so a
+    second follow-up takes the step after (4096 -> 16384), timed against the
+    first; it wins too and is kept. Two follow-ups a round at most."""
     timer = tmp_path / "block_timer.py"
     timer.write_text(BLOCK_TIMER)
     timer.chmod(0o755)
@@ -187,9 +188,9 @@ def test_the_search_takes_retunes_next_step_on_a_retuned_best(tmp_path):
     shutil.copy(ROOT / "bench" / "tasks" / "relu.py", task)
     cands, kept = one_round(task, timer)
     fams = [c["family"] for c in cands]
-    assert fams == ["retune", "autotune", "retune+autotune", "retune+retune", "retune+retune+retune"], cands
+    assert fams == ["fold-programs", "retune", "retune+fold-programs", "retune+retune", "retune+retune+retune"], cands
     assert cands[3]["summary"].endswith("BLOCK 1024 -> 4096, num_warps 8 (search)"), cands[3]
-    assert cands[3]["verdict"] == "faster" and cands[3]["against"] == 1, cands[3]
+    assert cands[3]["verdict"] == "faster" and cands[3]["against"] == 2, cands[3]
     assert cands[4]["summary"].endswith("BLOCK 4096 -> 16384, num_warps 16 (search)"), cands[4]
     assert cands[4]["verdict"] == "faster" and cands[4]["against"] == 4, cands[4]
     assert kept and kept[-1]["family"] == "retune+retune+retune" and kept[-1]["index"] == 5, kept
