@@ -62,6 +62,12 @@ double tdx_loop__rel_spread(const tdx_loop_timing *t);
 /* A timing spread wider than this is taken again, once, where it decides
  * something: the confirm, and a candidate that read faster within it. */
 #define TIMING_NOISY 0.03
+/* {"net": bool, "fs": bool}: whether a check ran isolated (docs/faults.md). */
+json_t *tdx_loop__sandbox_json(const tdx_loop_check *c);
+/* The parts of a trial's check (start, precompile, child, judge; < 0 unknown). */
+void tdx_loop__trial_parts(const tdx_loop_trial *tr, double parts[4]);
+/* A journal entry's "check_parts_s": the parts of its check_s that are known. */
+void tdx_loop__set_check_parts(json_t *e, const double parts[4]);
 /* Try one candidate of a round: vet, check, time against the best kept so
  * far or (against > 0) the round's candidate of that index; journals it.
  * Returns 1 faster, 2 even, else 0; *fatal set when the journal failed. */
