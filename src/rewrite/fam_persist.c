@@ -282,13 +282,14 @@ static tdx_src_node *trailing_atomic_sum(fam_task *t, tdx_src_node *def, tdx_src
     if (!p || p->kind != TDX_SRC_NAME || !p->name || !tdx_src_param(def, p->name) || !v || v->kind != TDX_SRC_CALL ||
         !tdx_src_is_dotted(tdx_src_call_func(v), "tl.sum"))
         return NULL;
+    /* the whole tile's sum: tl.sum(E), tl.sum(E, 0) or tl.sum(E, axis=0), nothing else */
     size_t na = tdx_src_call_nargs(v);
+    for (tdx_src_node *k = tdx_src_next(v, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(v, TDX_SRC_R_KEYWORD, k))
+        if (na != 1 || !k->name || strcmp(k->name, "axis") != 0)
+            return NULL;
     tdx_src_node *ax = na == 2 ? tdx_src_call_arg(v, 1) : tdx_src_call_kwarg(v, "axis");
     long long axis = 0;
-    size_t nkw = 0;
-    for (tdx_src_node *k = tdx_src_next(v, TDX_SRC_R_KEYWORD, NULL); k; k = tdx_src_next(v, TDX_SRC_R_KEYWORD, k))
-        nkw++;
-    if (na < 1 || na > 2 || nkw > (na == 1 && ax ? 1u : 0u) || (ax && (tdx_src_int_value(t->m, ax, &axis) || axis)))
+    if (na < 1 || na > 2 || (ax && (tdx_src_int_value(t->m, ax, &axis) || axis)))
         return NULL;
     *sum = v;
     return c;
@@ -367,20 +368,18 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
     tdx_src_node *sum = NULL, *atomic = NULL;
     if (rank == 1 && !fam_mentions(def, "_tdx_part"))
         atomic = trailing_atomic_sum(t, def, last, &sum);
-    if (atomic) {
-        size_t pl;
-        const char *pt = tdx_src_text(t->m, tdx_src_call_arg(atomic, 0), &pl);
-        head = tdx_arena_printf(&t->arena,
-                                "_n_tiles = %s\n%*s_tdx_part = tl.zeros([], dtype=%.*s.dtype.element_ty)\n%*sfor "
-                                "_tile in tl.range(tl.program_id(0), _n_tiles, tl.num_programs(0)):\n%*s",
-                                k0, ind, "", (int)pl, pt, ind, "", ind + 4, "");
-        pid_text[0] = "_tile";
-        pid_text[1] = "_tile";
-    } else if (rank == 1) {
-        head = tdx_arena_printf(&t->arena,
-                                "_n_tiles = %s\n%*sfor _tile in tl.range(tl.program_id(0), _n_tiles, "
-                                "tl.num_programs(0)):\n%*s",
-                                k0, ind, "", ind + 4, "");
+    if (rank == 1) {
+        /* with the trailing atomic, the register its sum goes to */
+        size_t pl = 0;
+        const char *pt = atomic ? tdx_src_text(t->m, tdx_src_call_arg(atomic, 0), &pl) : "";
+        char *init = atomic ? tdx_arena_printf(&t->arena, "_tdx_part = tl.zeros([], dtype=%.*s.dtype.element_ty)\n%*s",
+                                               (int)pl, pt, ind, "")
+                            : "";
+        head = init ? tdx_arena_printf(&t->arena,
+                                       "_n_tiles = %s\n%*s%sfor _tile in tl.range(tl.program_id(0), _n_tiles, "
+                                       "tl.num_programs(0)):\n%*s",
+                                       k0, ind, "", init, ind + 4, "")
+                    : NULL;
         pid_text[0] = "_tile";
         pid_text[1] = "_tile";
     } else {
@@ -403,11 +402,11 @@ static tdx_status persist_launch(fam_task *t, tdx_src_node *L, tdx_rw_emit_fn em
         size_t hl, tl_;
         const char *ht = tdx_src_text(t->m, atomic, &hl), *tt = tdx_src_text(t->m, sum, &tl_);
         size_t pre = (size_t)(tt - ht), post = hl - pre - tl_;
-        body = acc && lead
-                   ? tdx_arena_printf(&t->arena, "%s%s_tdx_part += %s\n%*s%.*s_tdx_part%.*s", lead,
-                                      prev ? tdx_arena_printf(&t->arena, "\n%*s", ind + 4, "") : "", acc, ind, "",
-                                      (int)pre, ht, (int)post, tt + tl_)
-                   : NULL;
+        /* lead ends after prev's text, or (no statement before the atomic) after head's indent */
+        body = acc && lead ? tdx_arena_printf(&t->arena, "%s%s%*s_tdx_part += %s\n%*s%.*s_tdx_part%.*s", lead,
+                                              prev ? "\n" : "", prev ? ind + 4 : 0, "", acc, ind, "", (int)pre, ht,
+                                              (int)post, tt + tl_)
+                           : NULL;
     } else if (head)
         body = loop_body(t, first, last, head, pid_text);
     if (!body)

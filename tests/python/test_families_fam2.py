@@ -170,6 +170,28 @@ def test_persistent_sum_adds_once_per_program(tmp_path):
     assert not check(TASKS / "sum_all.py", bad)["ok"]
 
 
+def test_persistent_sum_of_a_one_statement_body(tmp_path):
+    """The atomic is the whole body (its sum reads the program id itself, and
+    it passes sem): the loop holds only the register sum, the program id read
+    as the tile, and the atomic keeps its keyword after the loop."""
+    src = (TASKS / "sum_all.py").read_text()
+    body = ("    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+            "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)\n"
+            "    tl.atomic_add(out_ptr, tl.sum(x, axis=0))\n")
+    one = ("    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), "
+           "mask=tl.program_id(0) * BLOCK + tl.arange(0, BLOCK) < n, other=0.0)), sem=\"relaxed\")\n")
+    assert src.count(body) == 1
+    task = tmp_path / "one.py"
+    task.write_text(src.replace(body, one))
+    text = Path(rewrite("persistent-grid", task, tmp_path / "o")[0]).read_text()
+    assert ("tl.num_programs(0)):\n        _tdx_part += tl.sum(tl.load(x_ptr + _tile * BLOCK" in text and
+            '\n    tl.atomic_add(out_ptr, _tdx_part, sem="relaxed")\n' in text), text
+    looped = tmp_path / "looped.py"
+    looped.write_text(few_programs(text))
+    res = check(TASKS / "sum_all.py", looped)
+    assert res["ok"], res.get("error")
+
+
 def test_persistent_sum_with_a_masked_atomic_stays_per_tile(tmp_path):
     """An atomic with a mask (or a value that is not a tl.sum) is not one
     word's sum: the body moves into the loop unchanged."""
