@@ -10,7 +10,8 @@ tdx_status tdx_loop_builtin_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_
                                     tdx_diags *diags);
 
 /* A rewrite the round's best opened up or the round left untried: level-0
- * triage of best's source, and the first finding whose built-in family is
+ * triage of best's source, and the first finding (most confident first,
+ * ledger order among equals) whose built-in family is
  * not in best's stack and whose rule the round's diagnosis (seen) did not
  * report -- else, the first whose rule it reported but whose family none
  * of the round's nround candidates tried (the round had fewer candidate

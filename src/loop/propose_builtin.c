@@ -221,10 +221,21 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
      * name them and nothing else applies */
     static const char *const why[] = {"best, a new finding", "best, a finding the round did not try",
                                       "best, a new finding"};
-    size_t nf = tdx_ledger_count(&l);
+    /* each sweep most confident first, ledger order among equals, as a
+     * round's proposals: on the fp32 matmul retuned, TDX028 (grouped-order,
+     * 0.45) came before TDX019 (operand-layout, 0.70) in the ledger, took
+     * the follow-up and lost, and the layout was never tried (7.7 ms kept) */
+    size_t nf = tdx_ledger_count(&l) < 256 ? tdx_ledger_count(&l) : 256;
+    size_t order[256];
+    for (size_t i = 0; i < nf; i++) {
+        size_t j = i;
+        for (; j > 0 && tdx_ledger_at(&l, order[j - 1])->confidence < tdx_ledger_at(&l, i)->confidence; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
     for (size_t k = 0; nf && k < 3 * nf && st == TDX_ERR_NOTFOUND; k++) {
         size_t sweep = k / nf;
-        const tdx_finding *f = tdx_ledger_at(&l, k % nf);
+        const tdx_finding *f = tdx_ledger_at(&l, order[k % nf]);
         int search = f->family && (strcmp(f->family, "retune") == 0 || strcmp(f->family, "autotune") == 0);
         if (!f->family || !f->family[0] || in_stack(best->family, f->family) || search != (sweep == 2))
             continue;

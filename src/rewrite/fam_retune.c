@@ -242,6 +242,23 @@ static const char *kname(fam_task *t, tdx_src_node *launch)
     return k && k->name ? k->name : "kernel";
 }
 
+/* retune's steps of num_warps alone at launch L (now cur warps): 8, 2, 16. */
+static tdx_status retune_warps(fam_task *t, tdx_src_node *L, long long cur, tdx_rw_emit_fn emit, void *ud)
+{
+    static const char *const warps[] = {"8", "2", "16"};
+    tdx_status st = TDX_OK;
+    for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
+        if (atoll(warps[w]) == cur) // NOLINT(cert-err34-c): the literals above
+            continue;
+        char sum[256];
+        fam_edits e = {0};
+        fam_set_kwarg(t, &e, L, "num_warps", warps[w]);
+        snprintf(sum, sizeof sum, "%s: num_warps %lld -> %s", kname(t, L), cur, warps[w]);
+        st = fam_emit(t, &e, emit, ud, "retune", sum);
+    }
+    return st;
+}
+
 /* retune: block sizes, num_warps and num_stages at each launch site. Small
  * blocks leave too few bytes in flight per SM; Hopper's wgmma wants tiles of
  * at least 64 rows and num_warps a multiple of 4 (AccelerateMatmul.cpp). */
@@ -461,6 +478,16 @@ tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 b[i] = tmp;
                 break;
             }
+        /* a block of 4096 elements or more at the default 4 warps (TDX012:
+         * 32 a thread) takes more warps before it grows: on the H100
+         * col_max's 32x128 tile grown to 64x128 at 4 warps took 1.34x
+         * the time, and the round's one search ended there */
+        long long elems = 1;
+        for (size_t i = 0; i < nb && elems < 4096; i++)
+            elems = b[i].v > 0 && b[i].v <= 16384 ? elems * b[i].v : 0;
+        int warps_first = !wv && nb > 0 && elems >= 4096;
+        if (warps_first)
+            st = retune_warps(t, L, cur, emit, ud);
         for (size_t i = 0; i < nb && !st; i++) {
             static const int mult[] = {4, 16, 2};
             for (size_t m = 0; m < sizeof mult / sizeof mult[0] && !st; m++) {
@@ -490,16 +517,8 @@ tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                 st = fam_emit(t, &e, emit, ud, "retune", sum);
             }
         }
-        /* num_warps alone */
-        static const char *const warps[] = {"8", "2", "16"};
-        for (size_t w = 0; w < sizeof warps / sizeof warps[0] && !st; w++) {
-            if (atoll(warps[w]) == cur) // NOLINT(cert-err34-c): the literals above
-                continue;
-            fam_edits e = {0};
-            fam_set_kwarg(t, &e, L, "num_warps", warps[w]);
-            snprintf(sum, sizeof sum, "%s: num_warps %lld -> %s", kname(t, L), cur, warps[w]);
-            st = fam_emit(t, &e, emit, ud, "retune", sum);
-        }
+        if (!warps_first && !st)
+            st = retune_warps(t, L, cur, emit, ud);
     }
     return st;
 }

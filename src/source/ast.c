@@ -68,6 +68,23 @@ int tdx_src_same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_
     return al == bl && memcmp(at, bt, al) == 0;
 }
 
+int tdx_src_exclusive(const tdx_src_node *a, const tdx_src_node *b)
+{
+    /* the lowest common ancestor, and the child of it on each path */
+    for (const tdx_src_node *ca = a; ca && ca->parent; ca = ca->parent) {
+        const tdx_src_node *x = ca->parent;
+        for (const tdx_src_node *cb = b; cb && cb->parent; cb = cb->parent) {
+            if (cb->parent != x)
+                continue;
+            if (cb == ca || (x->kind != TDX_SRC_IF && x->kind != TDX_SRC_IFEXP))
+                return 0;
+            return (ca->role == TDX_SRC_R_BODY && cb->role == TDX_SRC_R_ORELSE) ||
+                   (ca->role == TDX_SRC_R_ORELSE && cb->role == TDX_SRC_R_BODY);
+        }
+    }
+    return 0;
+}
+
 // The source text of a node, copied with a NUL.
 char *tdx_src_text_dup(const tdx_src_module *m, const tdx_src_node *n, tdx_arena *arena)
 {

@@ -208,6 +208,11 @@ char *tdx_src_text_dup(const tdx_src_module *m, const tdx_src_node *n, tdx_arena
 /* Non-zero when a and b are written with the same bytes. */
 int tdx_src_same_text(const tdx_src_module *m, const tdx_src_node *a, const tdx_src_node *b);
 
+/* Non-zero when a and b lie in different branches of one IF or IFEXP (one
+ * under its body, the other under its orelse, an elif's included): at most
+ * one of them runs. */
+int tdx_src_exclusive(const tdx_src_node *a, const tdx_src_node *b);
+
 /* "tl.load" for a NAME/ATTRIBUTE chain tl.load; NULL for anything else
  * (calls, subscripts in the chain) or when out of memory. */
 char *tdx_src_dotted(const tdx_src_node *n, tdx_arena *arena);

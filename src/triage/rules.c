@@ -415,8 +415,23 @@ static void manual_dot_rule(tdx_tri *t, const tdx_km_kernel *k)
     }
 }
 
+/* Non-zero when loops p and q are one pass split in two: in the same
+ * enclosing loop, with the same step, and one starts where the other stops
+ * (`range(0, full, B)` then `range(full, n, B)`, as peel-masks leaves the
+ * unmasked blocks and the rest). */
+static int split_pass(const tdx_src_module *m, const tdx_km_loop *p, const tdx_km_loop *q)
+{
+    if (p->parent != q->parent || !p->start || !p->stop || !q->start || !q->stop)
+        return 0;
+    if (p->step_is_one != q->step_is_one || (!p->step) != (!q->step) ||
+        (p->step && !tdx_src_same_text(m, p->step, q->step)))
+        return 0;
+    return tdx_src_same_text(m, p->stop, q->start) || tdx_src_same_text(m, q->stop, p->start);
+}
+
 /* TDX005: the same pointer is loaded as a tile in two or more loops that
- * are not nested in each other: separate passes over the same data. */
+ * are not nested in each other (nor one pass split in two): separate
+ * passes over the same data. */
 static void multi_pass_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     for (size_t i = 0; i < k->accesses.len; i++) {
@@ -444,7 +459,7 @@ static void multi_pass_rule(tdx_tri *t, const tdx_km_kernel *k)
             int fresh = 1;
             for (int p = 0; p < npass && fresh; p++)
                 fresh = !(loops[p]->node == b->loop->node || loop_within(b->loop, loops[p]) ||
-                          loop_within(loops[p], b->loop));
+                          loop_within(loops[p], b->loop) || split_pass(t->file->mod, loops[p], b->loop));
             if (!fresh || npass == 16)
                 continue;
             loops[npass++] = b->loop;
@@ -764,7 +779,8 @@ void tdx_tri_rules_launches(tdx_tri *t)
         const tdx_km_launch *with = NULL;
         for (size_t j = 0; j < i && !shared; j++) {
             const tdx_km_launch *e = f->launches.items[j];
-            if (e->scope != l->scope)
+            /* one branch of an if or the other: only one of them runs */
+            if (e->scope != l->scope || tdx_src_exclusive(e->call, l->call))
                 continue;
             for (size_t a = 0; a < l->nargs && !shared; a++) {
                 const tdx_src_node *x = l->args[a];

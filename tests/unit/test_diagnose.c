@@ -311,6 +311,31 @@ static void operand_layout_after_retune(void **state)
     proposes_in_order("matmul_fp32_square.py", "TDX019", want);
 }
 
+// The fp32 matmul's round tried retune and descriptors; on retune's kernel
+// level 0 finds TDX019 (operand-layout, 0.70), TDX025 (tensor-descriptors,
+// tried) and TDX028 (grouped-order, 0.45, before TDX019 in the ledger): the
+// follow-up on the retuned best takes the most confident untried one.
+static void follow_up_takes_the_most_confident(void **state)
+{
+    (void)state;
+    proposed p;
+    propose_task("matmul_fp32_square.py", &p);
+    assert_true(p.c.len >= 2);
+    assert_string_equal(p.c.items[0].family, "retune");
+    assert_string_equal(p.c.items[1].family, "tensor-descriptors");
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../bench/tasks/matmul_fp32_square.py", TDX_TEST_DATA);
+    tdx_loop_cand next;
+    char rule[16] = "";
+    assert_int_equal(tdx_loop_builtin_follow_up(path, &p.c.items[0], &p.l, p.c.items, 2, &next, rule, sizeof rule,
+                                                &p.d),
+                     TDX_OK);
+    assert_string_equal(rule, "TDX019");
+    assert_string_equal(next.family, "retune+operand-layout");
+    free(next.source);
+    proposed_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +349,7 @@ int main(void)
         cmocka_unit_test(grouped_order_after_retune),
         cmocka_unit_test(reverse_pass_after_retune),
         cmocka_unit_test(operand_layout_after_retune),
+        cmocka_unit_test(follow_up_takes_the_most_confident),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
