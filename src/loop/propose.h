@@ -26,8 +26,8 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
 
 /* A search on the round's best: when no finding opened anything up
  * (tdx_loop_builtin_follow_up gave TDX_ERR_NOTFOUND), retune's first
- * candidate on best -- a next step when best was retuned already -- unless
- * its source is that of one of the round's nround candidates; else
+ * candidate on best -- a next step when best was retuned already -- whose
+ * source is that of none of the round's nround candidates; else
  * autotune's, unless autotune is in best's stack or in any of theirs (the
  * '+'-joined family names). Family "A+F". TDX_ERR_NOTFOUND when neither
  * gives a new candidate. *out owns its source. */

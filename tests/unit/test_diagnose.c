@@ -336,6 +336,28 @@ static void follow_up_takes_the_most_confident(void **state)
     proposed_free(&p);
 }
 
+// col_argmax's round of two is two retune steps (BLOCK_M 64 -> 256, 64 ->
+// 128); on the second, retune's first step (128 -> 256) is the first
+// candidate: the search takes retune's next step instead of none.
+static void search_skips_a_timed_step(void **state)
+{
+    (void)state;
+    proposed p;
+    propose_task("col_argmax.py", &p);
+    assert_true(p.c.len >= 2);
+    assert_string_equal(p.c.items[0].family, "retune");
+    assert_string_equal(p.c.items[1].family, "retune");
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../bench/tasks/col_argmax.py", TDX_TEST_DATA);
+    tdx_loop_cand next;
+    assert_int_equal(tdx_loop_builtin_search_on(path, &p.c.items[1], p.c.items, 2, &next, &p.d), TDX_OK);
+    assert_string_equal(next.family, "retune+retune");
+    for (size_t i = 0; i < 2; i++)
+        assert_false(next.len == p.c.items[i].len && memcmp(next.source, p.c.items[i].source, next.len) == 0);
+    free(next.source);
+    proposed_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +372,7 @@ int main(void)
         cmocka_unit_test(reverse_pass_after_retune),
         cmocka_unit_test(operand_layout_after_retune),
         cmocka_unit_test(follow_up_takes_the_most_confident),
+        cmocka_unit_test(search_skips_a_timed_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
