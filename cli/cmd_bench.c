@@ -37,6 +37,7 @@ static void usage(FILE *f)
           "  --no-confirm         final times from the rounds' ratios (optimize --no-confirm)\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile); with\n"
           "                       them, the faster is passed to each task's loop as --reach\n"
+          "  --reach-margin PCT   optimize --reach-margin (default 2)\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
           "  --torch-cache FILE   read a task's torch columns from FILE when its file and the\n"
           "                       device are unchanged; measure the others (in one interpreter)\n"
@@ -171,7 +172,7 @@ int tdx_cmd_bench(int argc, char **argv)
     int npat = 0, torch_only = 0;
     const char *device = tdx_dx_have_gpu() ? "cuda" : "cpu";
     int max_level = 3, rounds = 15, cands = 8, merging = 0, torch = 1, noprog = 0, quiet = 0, no_stack = 0, no_confirm = 0;
-    double budget = 0, torch_timeout = 300, step_timeout = 300;
+    double budget = 0, torch_timeout = 300, step_timeout = 300, reach_margin = 0;
     const char *ceil_file = NULL, *torch_cache = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
@@ -231,6 +232,11 @@ int tdx_cmd_bench(int argc, char **argv)
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--candidates", &v)) > 0) {
             if (tdx_cli_parse_int("--candidates", v, 0, 1000000, &cands))
                 r = -1;
+        } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--reach-margin", &v)) > 0) {
+            double pct = 0;
+            if (tdx_cli_parse_double("--reach-margin", v, 0, 100, &pct))
+                r = -1;
+            reach_margin = 1 + pct / 100;
         } else if ((r = tdx_cli_opt_value(argc, argv, &i, "--budget", &v)) > 0) {
             if (tdx_cli_parse_double("--budget", v, 0, 1e9, &budget))
                 r = -1;
@@ -414,6 +420,7 @@ int tdx_cmd_bench(int argc, char **argv)
         /* what torch reached on this task: the roofline target alone does not stop the loop above it */
         double reach = tr.compile_s > 0 && (!(tr.eager_s > 0) || tr.compile_s < tr.eager_s) ? tr.compile_s : tr.eager_s;
         o.reach_s = torch && reach > 0 ? reach : 0;
+        o.reach_margin = reach_margin;
         o.dx.max_level = max_level;
         tdx_dx_levels_default(&o.dx);
         tdx_loop_hx hx = {0};

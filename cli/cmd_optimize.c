@@ -32,6 +32,8 @@ static void help(FILE *f)
           "  --reach MS          a time (ms) another implementation reached on this device,\n"
           "                      e.g. torch.compile's: the target does not stop the loop while\n"
           "                      the best is more than 2 % slower than it\n"
+          "  --reach-margin PCT  how much slower than --reach still counts as reaching it\n"
+          "                      (default 2; 0 goes on while the other is any faster)\n"
           "  --budget SECONDS    stop after this much time\n"
           "  --max-level N       deepest diagnosis level, 0..3 (default 3)\n"
           "  --resume            continue the run recorded in the run directory\n"
@@ -63,7 +65,7 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
-           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH, O_NOCONFIRM };
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH, O_NOCONFIRM, O_REACHM };
     static const struct option longopts[] = {
         {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
         {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
@@ -72,6 +74,7 @@ int tdx_cmd_optimize(int argc, char **argv)
         {"device", required_argument, 0, O_DEVICE}, {"no-progress", no_argument, 0, O_NOPROG},
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
         {"no-stack", no_argument, 0, O_NOSTACK}, {"reach", required_argument, 0, O_REACH},
+        {"reach-margin", required_argument, 0, O_REACHM},
         {"no-confirm", no_argument, 0, O_NOCONFIRM},
         {"llm-url", required_argument, 0, O_LLM}, {"llm-model", required_argument, 0, O_LLM},
         {"llm-key", required_argument, 0, O_LLM}, {"llm-timeout", required_argument, 0, O_LLM},
@@ -120,6 +123,13 @@ int tdx_cmd_optimize(int argc, char **argv)
             if (tdx_cli_parse_double("--reach", optarg, 0, 1e9, &ms))
                 rc = TDX_EXIT_USAGE;
             o.reach_s = ms / 1e3;
+            break;
+        }
+        case O_REACHM: {
+            double pct = 0;
+            if (tdx_cli_parse_double("--reach-margin", optarg, 0, 100, &pct))
+                rc = TDX_EXIT_USAGE;
+            o.reach_margin = 1 + pct / 100;
             break;
         }
         case O_BUDGET:

@@ -20,6 +20,9 @@
 #            timing come first and wait their turn on the GPU — with JOBS=8 and
 #            a budget of 60 s, 13 of 90 task runs spent it before round 1)
 #   ROUNDS, CANDS, LEVEL   rounds, candidates per round, --max-level
+#   REACH_MARGIN  bench --reach-margin, in % (default: bench's 2): how much
+#            slower than torch a result may be and still stop at the
+#            roofline target
 #   TOTAL    wall seconds for the whole call (default 540, under the 600 s of
 #            one call); a task starts only when MIN_TASK (30) s are left, and
 #            is killed at the end of TOTAL at the latest
@@ -75,6 +78,7 @@ BUDGET=${BUDGET:-$((60 * JOBS))}
 ROUNDS=${ROUNDS:-1}
 CANDS=${CANDS:-1}
 LEVEL=${LEVEL:-0}
+REACH_MARGIN=${REACH_MARGIN:-}
 TOTAL=${TOTAL:-540}
 TORCH_LIMIT=${TORCH_LIMIT:-90}
 MIN_TASK=${MIN_TASK:-30}
@@ -148,7 +152,7 @@ if [ ! -x "$TDX" ]; then
 fi
 { echo "date: $(date -u)"; echo "settings: BUDGET=$BUDGET ROUNDS=$ROUNDS CANDS=$CANDS LEVEL=$LEVEL \
 TOTAL=$TOTAL TASK_LIMIT=$TASK_LIMIT TORCH_LIMIT=$TORCH_LIMIT STEP_LIMIT=$STEP_LIMIT DEVICE=$DEVICE \
-TASKS=$TASKS RANGE=$RANGE PART=$PART JOBS=$JOBS TORCH_CACHE=$TORCH_CACHE"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
+TASKS=$TASKS RANGE=$RANGE PART=$PART JOBS=$JOBS TORCH_CACHE=$TORCH_CACHE REACH_MARGIN=$REACH_MARGIN"; "$TDX" --version 2>&1 | head -1; echo "tasks: ${names[*]}"; } \
   > "$OUT/suite/settings.txt"
 
 # the device's ceilings, measured once (cached by the harness) and read by every task
@@ -210,6 +214,7 @@ run_task() { # name limit
   setsid timeout -k 10 "$limit" "$TDX" bench --suite "$SUITE" --tasks "$n.py" --out "$OUT/suite/$n" \
     --device "$DEVICE" --budget "$BUDGET" --rounds "$ROUNDS" --candidates "$CANDS" --max-level "$LEVEL" \
     --torch-timeout "$TORCH_LIMIT" --step-timeout "$STEP_LIMIT" ${CEIL[@]+"${CEIL[@]}"} ${TC[@]+"${TC[@]}"} \
+    ${REACH_MARGIN:+--reach-margin "$REACH_MARGIN"} \
     > "$OUT/suite/$n/stdout.txt" 2> "$OUT/suite/$n/stderr.txt" &
   sid=$!
   wait "$sid"

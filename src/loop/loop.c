@@ -298,7 +298,7 @@ static tdx_status rounds(run *r, int first_round)
             return stop(r, round - 1, "round limit reached");
         if (o->time_budget_s > 0 && r->elapsed_before + tdx_loop__now_s() - r->t0 > o->time_budget_s)
             return stop(r, round - 1, "time budget spent");
-        if (r->last_fraction >= target && !(o->reach_s > 0 && r->res->final_s > o->reach_s * REACH_MARGIN))
+        if (r->last_fraction >= target && !(o->reach_s > 0 && r->res->final_s > o->reach_s * tdx_loop__reach_margin(o)))
             return stop(r, round - 1, "near the roofline");
         tdx_loop__progress(r, round, 0, 0, "diagnose");
         tdx_ledger ledger;

@@ -146,6 +146,9 @@ typedef struct tdx_loop_opts {
      * best is more than 2 % slower than it, the roofline target does not stop
      * the loop (the floor is a model; this was measured). 0: none. */
     double reach_s;
+    /* How much slower than reach_s still counts as reaching it, as a
+     * factor: 1.0 chases every lead, 0: 1.02 (REACH_MARGIN). */
+    double reach_margin;
     int resume;
     tdx_dx_opts dx;           /* diagnosis levels and escalation */
     /* The device's ceilings for level 1 (no `ceilings` call each round);

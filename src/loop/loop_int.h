@@ -16,12 +16,19 @@
 
 /* The fraction of the roofline floor that stops the loop (opts.target_fraction). */
 #define TARGET_FRACTION 0.85
-/* The reach rule's margin: a best within 2 % of opts.reach_s counts as reaching it. */
+/* The reach rule's margin: a best within 2 % of opts.reach_s counts as
+ * reaching it (opts.reach_margin; tdx_loop__reach_margin). */
 #define REACH_MARGIN 1.02
 /* Follow-ups a round at most: one, and a second while the best is still
  * short -- the search after a finding's that lost, none after a search
  * that lost (tdx_loop__follow_up). */
 #define FOLLOW_UPS 2
+
+/* opts' reach margin as a factor: REACH_MARGIN unless set. */
+static inline double tdx_loop__reach_margin(const tdx_loop_opts *o)
+{
+    return o->reach_margin > 0 ? o->reach_margin : REACH_MARGIN;
+}
 
 typedef struct tdx_loop__run {
     const tdx_loop_opts *o;

@@ -85,7 +85,7 @@ static int still_short(const run *r, const tdx_loop_timing *t)
     double target = o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION;
     double ratio = t->base_median_s > 0 ? t->cand_median_s / t->base_median_s : 1;
     double final_s = r->res->final_s > 0 ? r->res->final_s * ratio : t->cand_median_s;
-    return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * REACH_MARGIN);
+    return t->fraction < target || (o->reach_s > 0 && final_s > o->reach_s * tdx_loop__reach_margin(o));
 }
 
 /* One follow-up (tdx_loop__follow_up): a finding's family on the round's
