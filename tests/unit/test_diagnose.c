@@ -210,6 +210,7 @@ static void skipped_and_failed_levels(void **state)
 /* The level-0 diagnosis of bench/tasks/NAME and the built-in proposer's
  * candidates for it; release with proposed_free. */
 typedef struct proposed {
+    char path[512];
     char *src;
     tdx_ledger l;
     tdx_dx_report rep;
@@ -219,10 +220,10 @@ typedef struct proposed {
 
 static void propose_task(const char *name, proposed *p)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/../../bench/tasks/%s", TDX_TEST_DATA, name);
     size_t len;
     memset(p, 0, sizeof *p);
+    snprintf(p->path, sizeof p->path, "%s/../../bench/tasks/%s", TDX_TEST_DATA, name);
+    const char *path = p->path;
     assert_int_equal(tdx_file_read(path, 1u << 20, &p->src, &len), TDX_OK);
     tdx_dx_opts o;
     memset(&o, 0, sizeof o);
@@ -311,6 +312,15 @@ static void operand_layout_after_retune(void **state)
     proposes_in_order("matmul_fp32_square.py", "TDX019", want);
 }
 
+// propose_task, and the round's first two candidates are of families a, b.
+static void propose_round(const char *task, const char *a, const char *b, proposed *p)
+{
+    propose_task(task, p);
+    assert_true(p->c.len >= 2);
+    assert_string_equal(p->c.items[0].family, a);
+    assert_string_equal(p->c.items[1].family, b);
+}
+
 // The fp32 matmul's round tried retune and descriptors; on retune's kernel
 // level 0 finds TDX019 (operand-layout, 0.70), TDX025 (tensor-descriptors,
 // tried) and TDX028 (grouped-order, 0.45, before TDX019 in the ledger): the
@@ -319,15 +329,10 @@ static void follow_up_takes_the_most_confident(void **state)
 {
     (void)state;
     proposed p;
-    propose_task("matmul_fp32_square.py", &p);
-    assert_true(p.c.len >= 2);
-    assert_string_equal(p.c.items[0].family, "retune");
-    assert_string_equal(p.c.items[1].family, "tensor-descriptors");
-    char path[512];
-    snprintf(path, sizeof path, "%s/../../bench/tasks/matmul_fp32_square.py", TDX_TEST_DATA);
+    propose_round("matmul_fp32_square.py", "retune", "tensor-descriptors", &p);
     tdx_loop_cand next;
     char rule[16] = "";
-    assert_int_equal(tdx_loop_builtin_follow_up(path, &p.c.items[0], &p.l, p.c.items, 2, &next, rule, sizeof rule,
+    assert_int_equal(tdx_loop_builtin_follow_up(p.path, &p.c.items[0], &p.l, p.c.items, 2, &next, rule, sizeof rule,
                                                 &p.d),
                      TDX_OK);
     assert_string_equal(rule, "TDX019");
@@ -343,14 +348,9 @@ static void search_skips_a_timed_step(void **state)
 {
     (void)state;
     proposed p;
-    propose_task("col_argmax.py", &p);
-    assert_true(p.c.len >= 2);
-    assert_string_equal(p.c.items[0].family, "retune");
-    assert_string_equal(p.c.items[1].family, "retune");
-    char path[512];
-    snprintf(path, sizeof path, "%s/../../bench/tasks/col_argmax.py", TDX_TEST_DATA);
+    propose_round("col_argmax.py", "retune", "retune", &p);
     tdx_loop_cand next;
-    assert_int_equal(tdx_loop_builtin_search_on(path, &p.c.items[1], p.c.items, 2, &next, &p.d), TDX_OK);
+    assert_int_equal(tdx_loop_builtin_search_on(p.path, &p.c.items[1], p.c.items, 2, &next, &p.d), TDX_OK);
     assert_string_equal(next.family, "retune+retune");
     for (size_t i = 0; i < 2; i++)
         assert_false(next.len == p.c.items[i].len && memcmp(next.source, p.c.items[i].source, next.len) == 0);
