@@ -43,7 +43,8 @@
 #   TORCH_CACHE  the torch columns measured before (bench --torch-cache; default
 #            bench/results/torch-CARD.json, CARD the GPU's model as
 #            nvidia-smi names it, lower case: h200, h100; a card without one
-#            starts from an empty file, filled before the tasks run):
+#            starts from an empty file, filled before the tasks run;
+#            DEVICE=cpu: ${TMPDIR:-/tmp}/tdx-torch-cpu.json):
 #            a task whose file is unchanged skips its ~22 s of torch
 #            baselines; the updated cache comes back as $OUT/torch-cache.json.
 #            "" measures every task inside its own run, under TORCH_LIMIT
@@ -97,6 +98,8 @@ if [ -z "${TORCH_CACHE+set}" ]; then
     card=${card:-h200}
   fi
   TORCH_CACHE=bench/results/torch-$card.json
+  # a dry run's torch columns (the CPU's) stay out of the committed caches
+  [ "$DEVICE" = cuda ] || TORCH_CACHE=${TMPDIR:-/tmp}/tdx-torch-$DEVICE.json
 fi
 if [ "$JOBS" -gt 1 ]; then
   # outside $OUT: only the results come back from there

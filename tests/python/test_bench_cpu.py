@@ -248,6 +248,31 @@ def test_suite_script_runs_tasks_at_once(tmp_path):
     assert "JOBS=2" in settings
 
 
+def test_a_dry_run_keeps_its_torch_columns_out_of_the_committed_caches(tmp_path):
+    """suite.sh with DEVICE=cpu and no TORCH_CACHE: the CPU's torch columns go
+    to $TMPDIR/tdx-torch-cpu.json, the cards' caches in bench/results are left
+    as they are; REACH_MARGIN reaches bench (settings.txt says it)."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(ROOT / "bench" / "tasks" / "elementwise_add.py", suite / "elementwise_add.py")
+    caches = sorted((ROOT / "bench" / "results").glob("torch-*.json"))
+    before = {c: c.read_bytes() for c in caches}
+    out = tmp_path / "out"
+    env = dict(os.environ, DEVICE="cpu", TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
+               TDX_TORCH_COMPILE_BACKEND="eager", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="",
+               SUITE=str(suite), TDX=CLI, OUT=str(out), TMPDIR=str(tmp_path), TOTAL="300", REACH_MARGIN="0")
+    env.pop("TORCH_CACHE", None)
+    r = subprocess.run(["bash", str(ROOT / "bench" / "gpu" / "suite.sh")], capture_output=True, text=True,
+                       env=env, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    cpu = json.loads((tmp_path / "tdx-torch-cpu.json").read_text())
+    assert [v["task"] for v in cpu.values()] == ["elementwise_add.py"]
+    assert {c: c.read_bytes() for c in caches} == before
+    with tarfile.open(out / "suite.tar.gz") as tar:
+        settings = tar.extractfile("suite/settings.txt").read().decode()
+    assert "REACH_MARGIN=0" in settings and "tdx-torch-cpu.json" in settings
+
+
 def test_beside_torch_picks_the_near_rows_and_reports_each(tmp_path):
     """bench/gpu/beside_torch.py on a slice folder: the rows within the band
     of torch.compile are the ones timed, each gets its table row (here, with
