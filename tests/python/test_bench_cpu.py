@@ -300,3 +300,17 @@ def test_beside_torch_picks_the_near_rows_and_reports_each(tmp_path):
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith("| relu |") or ln.startswith("| row_sum |")]
     assert len(lines) == 2 and all("| 0.993 |" in ln or "| 1.016 |" in ln for ln in lines), r.stdout
     assert "of the 0 timed: 0 by the table's columns, 0 side by side" in r.stdout
+
+
+def test_tie_variants_match_their_tasks_in_the_interpreter():
+    """bench/gpu/tie_variants.py --check: every variant the GPU call will time
+    (no mask when the size divides the block, blocks, warps, eviction) runs
+    through Triton's interpreter at its task's check shapes and returns what
+    the task's own kernel returns, so a variant's edit cannot rot unseen."""
+    import sys
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "tie_variants.py"), "--check"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 18 and all(ln.endswith(": ok") for ln in lines), lines
