@@ -14,6 +14,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from summarize_runs import read_journal  # noqa: E402
 
 
+def paired(tm, verdict):
+    """', paired 0.945 [0.931, 0.958]': the rep-by-rep ratio and its 95 %
+    interval when the timing has them, with '(would keep)' where the interval
+    lies below 1 but the verdict is not faster, '(would not)' the other way."""
+    if not tm.get("ratio_median"):
+        return ""
+    lo, hi = tm["ratio_lo"], tm["ratio_hi"]
+    note = " (would keep)" if hi < 1 and verdict != "faster" else " (would not)" if hi >= 1 and verdict == "faster" \
+        else ""
+    return f", paired {tm['ratio_median']:.3f} [{lo:.3f}, {hi:.3f}]{note}"
+
+
 def digest(path):
     for e in read_journal(path):
         t = e.get("type")
@@ -27,7 +39,8 @@ def digest(path):
             spread = max(tm.get("base_iqr_s", 0), tm.get("cand_iqr_s", 0)) / tm["base_median_s"] if ratio else 0
             again = " timed twice" if e.get("timings", 1) > 1 else ""
             print(f"  r{e.get('round')} c{e.get('index')} {e.get('family')}: {e.get('verdict')} {r} "
-                  f"(IQR {spread:.1%}{again}) tol {e.get('tolerance')} {(e.get('reason') or '')[:110]}")
+                  f"(IQR {spread:.1%}{again}{paired(tm, e.get('verdict'))}) tol {e.get('tolerance')} "
+                  f"{(e.get('reason') or '')[:110]}")
         elif t == "keep":
             print(f"  keep r{e.get('round')} c{e.get('index')} {e.get('family')} {e.get('median_s', 0) * 1e3:.4f} ms")
         elif t == "confirm":

@@ -27,6 +27,29 @@ def summarize(times_ms):
             "min_ms": v[0], "max_ms": v[-1], "mean_ms": sum(v) / len(v)}
 
 
+def paired(base_ms, cand_ms):
+    """The candidate's time over the baseline's, rep by rep (the two were
+    timed in the same repetition, interleaved, so drift of the card cancels in
+    each ratio): the median ratio and its 95 % interval by the sign test (the
+    order statistics k and n + 1 - k of the sorted ratios, k the largest with
+    P(Binomial(n, 1/2) < k) <= 0.025), how many ratios are below 1, and n.
+    None with fewer than 6 pairs (no such interval)."""
+    r = sorted(c / b for b, c in zip(base_ms, cand_ms) if b and b > 0 and c and c > 0)
+    n = len(r)
+    if n < 6:
+        return None
+    # the lower tail P(X <= j) of Binomial(n, 1/2), summed in logs
+    k, tail = 0, 0.0
+    for j in range(n):
+        tail += math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2))
+        if tail > 0.025:
+            break
+        k = j + 1
+    k = max(k, 1)
+    return {"n": n, "ratio_median": quantile(r, 0.5), "ratio_lo": r[k - 1], "ratio_hi": r[n - k],
+            "below": sum(1 for x in r if x < 1)}
+
+
 def rotation_count(set_bytes, l2_bytes=L2_BYTES_H200, factor=4, max_copies=1024, budget_bytes=None):
     """How many copies of the inputs to rotate among so that together they
     are `factor` times the L2 and a run never finds its inputs in cache.

@@ -21,7 +21,7 @@ from .common import (as_outputs, clone_values, bench_shape, parse_dtype, same_si
 from .gpu import device_info, estimate_ms, pin_timers, require_cuda, time_interleaved
 from .isolate import confine_self, replaced, snapshot
 from .protocol import INCORRECT, TASK_ERROR, TASK_INVALID, USAGE, HarnessError, describe_exception
-from .stats import L2_BYTES_H200, batching, rates, repetitions, rotation_count, summarize
+from .stats import L2_BYTES_H200, batching, paired, rates, repetitions, rotation_count, summarize
 from .taskload import interpreter, load_task
 
 
@@ -161,6 +161,10 @@ def _run(args):
         s.update(rates(s["median_ms"], nbytes, flops))
         variants[name] = s
     extra = {}
+    if cand is not None:
+        pair = paired(times["baseline"], times["candidate"])
+        if pair:
+            extra["paired"] = pair
     if not args.no_reference or args.torch_compile:
         extra = time_torch(task, arg_sets, args, nbytes, flops, "cuda", eager=not args.no_reference)
     return protocol.result("time", task=task.path, candidate=cand.path if cand else None,

@@ -183,6 +183,21 @@ static int side(json_t *reply, const char *key, double *median, double *iqr)
     return *median > 0 ? 0 : -1;
 }
 
+/* The reply's rep-by-rep ratios (`paired` of a `time` reply, or the test
+ * timer's ratio_* keys) into res; left 0 when absent. */
+static void read_paired(json_t *j, tdx_loop_timing *res)
+{
+    json_t *p = json_object_get(j, "paired");
+    if (!json_is_object(p))
+        p = j;
+    double m = num(p, "ratio_median"), lo = num(p, "ratio_lo"), hi = num(p, "ratio_hi");
+    if (m > 0 && lo > 0 && hi >= lo) {
+        res->ratio_median = m;
+        res->ratio_lo = lo;
+        res->ratio_hi = hi;
+    }
+}
+
 static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base, const char *cand,
                              tdx_loop_timing *res)
 {
@@ -213,6 +228,7 @@ static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base,
     res->cand_median_s = num(j, "cand_median_s");
     res->cand_iqr_s = num(j, "cand_iqr_s");
     res->fraction = num(j, "fraction");
+    read_paired(j, res);
     json_decref(j);
     (void)x;
     return res->base_median_s > 0 ? TDX_OK : TDX_ERR_CHILD;
@@ -227,6 +243,8 @@ static tdx_status fill_timing(const tdx_loop_hx *x, json_t *j, int with_cand, td
         snprintf(res->reason, sizeof res->reason, "timing reply lacks median_s");
         return TDX_ERR_CHILD;
     }
+    if (with_cand)
+        read_paired(j, res);
     res->bytes = num(j, "bytes") > 0 ? num(j, "bytes") : 0;
     res->flops = num(j, "flops") > 0 ? num(j, "flops") : 0;
     res->out_bytes = num(j, "out_bytes") > 0 ? num(j, "out_bytes") : 0;

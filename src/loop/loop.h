@@ -81,6 +81,10 @@ typedef struct tdx_loop_check {
 typedef struct tdx_loop_timing {
     double base_median_s, base_iqr_s;
     double cand_median_s, cand_iqr_s;
+    /* the candidate's time over the baseline's rep by rep (timed interleaved):
+     * median and its 95 % sign-test interval; 0 unknown. Recorded, not yet
+     * used to judge. */
+    double ratio_median, ratio_lo, ratio_hi;
     double fraction;      /* candidate's fraction of the roofline; < 0 unknown */
     double bytes, flops;  /* the task's ideal bytes and FLOPs per call; 0 unknown */
     double out_bytes;     /* of the bytes, the outputs'; 0 unknown */

@@ -66,6 +66,9 @@ tdx_status tdx_loop__write_best(tdx_loop__run *r, const char *src, size_t len);
 int tdx_loop__faster(const tdx_loop_timing *t);
 /* The larger of a timing's two IQRs, each relative to its median. */
 double tdx_loop__rel_spread(const tdx_loop_timing *t);
+/* A timing as the journal records it (medians, spreads, fraction, and the
+ * rep-by-rep ratios when known); a new reference, NULL when out of memory. */
+json_t *tdx_loop__timing_json(const tdx_loop_timing *t);
 /* A timing spread wider than this is taken again, once, where it decides
  * something: the confirm, and a candidate that read faster within it. */
 #define TIMING_NOISY 0.03

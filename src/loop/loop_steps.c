@@ -232,10 +232,7 @@ tdx_status tdx_loop__confirm(run *r)
         res->final_fraction = r->initial_fraction;
     }
     res->reverted = reverted;
-    json_object_set_new(e, "timing",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t.base_median_s, "base_iqr_s",
-                                  t.base_iqr_s, "cand_median_s", t.cand_median_s, "cand_iqr_s", t.cand_iqr_s,
-                                  "fraction", t.fraction));
+    json_object_set_new(e, "timing", tdx_loop__timing_json(&t));
     json_object_set_new(e, "outcome", json_string(confirmed  ? "faster"
                                                   : reverted ? "slower"
                                                              : "inconclusive"));

@@ -26,6 +26,19 @@ int tdx_loop__faster(const tdx_loop_timing *t)
            t->base_median_s - t->cand_median_s > spread;
 }
 
+json_t *tdx_loop__timing_json(const tdx_loop_timing *t)
+{
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t->base_median_s, "base_iqr_s",
+                          t->base_iqr_s, "cand_median_s", t->cand_median_s, "cand_iqr_s", t->cand_iqr_s,
+                          "fraction", t->fraction);
+    if (o && t->ratio_median > 0) {
+        json_object_set_new(o, "ratio_median", json_real(t->ratio_median));
+        json_object_set_new(o, "ratio_lo", json_real(t->ratio_lo));
+        json_object_set_new(o, "ratio_hi", json_real(t->ratio_hi));
+    }
+    return o;
+}
+
 double tdx_loop__rel_spread(const tdx_loop_timing *t)
 {
     double b = t->base_median_s > 0 ? t->base_iqr_s / t->base_median_s : 1;
@@ -129,6 +142,9 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
         t->base_iqr_s = json_number_value(json_object_get(tm, "base_iqr_s"));
         t->cand_median_s = json_number_value(json_object_get(tm, "cand_median_s"));
         t->cand_iqr_s = json_number_value(json_object_get(tm, "cand_iqr_s"));
+        t->ratio_median = json_number_value(json_object_get(tm, "ratio_median"));
+        t->ratio_lo = json_number_value(json_object_get(tm, "ratio_lo"));
+        t->ratio_hi = json_number_value(json_object_get(tm, "ratio_hi"));
         json_t *fr = json_object_get(tm, "fraction");
         t->fraction = json_is_number(fr) ? json_number_value(fr) : -1;
         t->tolerance = json_number_value(json_object_get(old, "tolerance"));
@@ -237,10 +253,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
     if (e && chk.sandbox_known)
         json_object_set_new(e, "sandbox", tdx_loop__sandbox_json(&chk));
     if (e && t->base_median_s > 0)
-        json_object_set_new(e, "timing",
-                            json_pack("{s:f, s:f, s:f, s:f, s:f}", "base_median_s", t->base_median_s,
-                                      "base_iqr_s", t->base_iqr_s, "cand_median_s", t->cand_median_s,
-                                      "cand_iqr_s", t->cand_iqr_s, "fraction", t->fraction));
+        json_object_set_new(e, "timing", tdx_loop__timing_json(t));
     tdx_buf_free(&diff);
     *fatal = tdx_loop__jlog(r, e);
     json_object_set_new(r->tried, hash, json_true());

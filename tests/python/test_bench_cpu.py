@@ -314,3 +314,27 @@ def test_tie_variants_match_their_tasks_in_the_interpreter():
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert len(lines) == 18 and all(ln.endswith(": ok") for ln in lines), lines
+
+
+def test_journal_digest_shows_the_paired_ratio_and_where_it_would_decide_otherwise(tmp_path):
+    """bench/gpu/journal_digest.py on a journal whose candidates carry the
+    rep-by-rep ratio: each line shows it with its interval, marked where the
+    interval and the verdict disagree."""
+    import sys
+    run = tmp_path / "t" / "t.tdx"
+    run.mkdir(parents=True)
+
+    def cand(i, verdict, med, lo, hi, iqr):
+        tm = {"base_median_s": 1e-3, "base_iqr_s": iqr * 1e-3, "cand_median_s": med * 1e-3,
+              "cand_iqr_s": iqr * 1e-3, "fraction": 0.5, "ratio_median": med, "ratio_lo": lo, "ratio_hi": hi}
+        return {"type": "candidate", "round": 1, "index": i, "family": "retune", "verdict": verdict, "timing": tm}
+    entries = [cand(1, "slower", 0.945, 0.93, 0.96, 0.063), cand(2, "faster", 0.98, 0.975, 0.985, 0.004),
+               cand(3, "faster", 0.99, 0.98, 1.002, 0.005), {"type": "stop", "reason": "round limit reached"}]
+    (run / "journal.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "journal_digest.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("  r1")]
+    assert "paired 0.945 [0.930, 0.960] (would keep)" in lines[0]
+    assert "paired 0.980 [0.975, 0.985])" in lines[1]
+    assert "paired 0.990 [0.980, 1.002] (would not)" in lines[2]

@@ -24,6 +24,26 @@ def test_quantiles_and_summary():
     assert stats.summarize([])["median_ms"] is None
 
 
+def test_paired_ratios_see_through_drift():
+    """The card drifts 20 % over the timing (the IQRs cover 7 %), the candidate
+    is 3 % faster in every repetition: the paired ratio says 0.97 with a narrow
+    interval below 1, where medians and IQRs would call it a tie."""
+    base = [1.0 + 0.2 * i / 99 for i in range(100)]
+    cand = [0.97 * b for b in base]
+    p = stats.paired(base, cand)
+    assert p["n"] == 100 and p["below"] == 100
+    assert math.isclose(p["ratio_median"], 0.97) and math.isclose(p["ratio_hi"], 0.97)
+    sb, sc = stats.summarize(base), stats.summarize(cand)
+    assert sb["median_ms"] - sc["median_ms"] < max(sb["iqr_ms"], sc["iqr_ms"])
+    # a tie: half the pairs either way, the interval straddles 1 (sign test, n = 100: ranks 40 and 61)
+    ratios = [0.99 + 0.02 * i / 99 for i in range(100)]
+    p = stats.paired([1.0] * 100, ratios)
+    assert p["ratio_lo"] == ratios[39] < 1 < ratios[60] == p["ratio_hi"] and p["below"] == 50
+    # too few pairs for an interval; pairs with a zero time are dropped
+    assert stats.paired([1.0] * 5, [0.9] * 5) is None
+    assert stats.paired([1.0] * 6 + [0.0], [0.9] * 7)["n"] == 6
+
+
 def test_rotation_count_covers_several_l2s():
     l2 = 60 * 2**20
     assert stats.rotation_count(8 * 2**20, l2, 4) == 30          # 240 MiB / 8 MiB

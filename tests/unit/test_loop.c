@@ -94,6 +94,11 @@ static tdx_status fx_time(void *ud, const char *task_path, const char *base, con
         t->base_iqr_s = t->cand_iqr_s = 0.1 * t->base_median_s;
     }
     t->fraction = cand ? 1e-3 / t->cand_median_s : 1e-3 / t->base_median_s;
+    if (cand) { /* the rep-by-rep ratios a GPU timing reports */
+        t->ratio_median = t->cand_median_s / t->base_median_s;
+        t->ratio_lo = 0.99 * t->ratio_median;
+        t->ratio_hi = 1.01 * t->ratio_median;
+    }
     return TDX_OK;
 }
 
@@ -240,6 +245,26 @@ static void keeps_faster_rejects_the_rest(void **state)
     assert_true(n >= 1);
     count_verdicts("does not parse", &n);
     assert_true(n >= 1);
+    /* every timed candidate's journal entry has its rep-by-rep ratio and interval */
+    char jpath[400];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    json_t *all;
+    assert_int_equal(tdx_jnl_read(jpath, &all, &d), TDX_OK);
+    int timed = 0;
+    for (size_t i = 0; i < json_array_size(all); i++) {
+        json_t *tm = json_object_get(json_array_get(all, i), "timing");
+        if (!tm)
+            continue;
+        timed++;
+        double m = json_number_value(json_object_get(tm, "ratio_median"));
+        double c = json_number_value(json_object_get(tm, "cand_median_s"));
+        double b = json_number_value(json_object_get(tm, "base_median_s"));
+        assert_true(fabs(m - c / b) < 1e-9);
+        assert_true(json_number_value(json_object_get(tm, "ratio_lo")) < m);
+        assert_true(json_number_value(json_object_get(tm, "ratio_hi")) > m);
+    }
+    assert_true(timed >= 3);
+    json_decref(all);
     /* a second run without --resume refuses to overwrite the record */
     assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_ARG);
     tdx_diags_free(&d);
