@@ -343,6 +343,43 @@ static void positions_map_back_to_nodes(void **state)
     done(f);
 }
 
+// The node at line, col of f's source.
+static tdx_src_node *at(fixture *f, int line, int col)
+{
+    size_t off = tdx_src_offset(f->m, line, col);
+    assert_int_not_equal(off, (size_t)-1);
+    return tdx_src_node_at(f->m, off);
+}
+
+// Branches of one if (an elif's included) or of a conditional expression
+// exclude each other; statements of one branch, or before and after the if,
+// do not.
+static void exclusive_branches(void **state)
+{
+    (void)state;
+    fixture *f = parse("if a:\n"          /* 1 */
+                       "    p = 1\n"      /* 2 */
+                       "    q = 2\n"      /* 3 */
+                       "elif b:\n"        /* 4 */
+                       "    r = 3\n"      /* 5 */
+                       "else:\n"          /* 6 */
+                       "    if c:\n"      /* 7 */
+                       "        s = 4\n"  /* 8 */
+                       "    t = 5\n"      /* 9 */
+                       "u = x if c else y\n" /* 10 */);
+    assert_int_equal(f->st, TDX_OK);
+    tdx_src_node *p = at(f, 2, 5), *q = at(f, 3, 5), *r = at(f, 5, 5), *s = at(f, 8, 9), *t = at(f, 9, 5);
+    tdx_src_node *u = at(f, 10, 1), *x = at(f, 10, 5), *y = at(f, 10, 17);
+    assert_true(tdx_src_exclusive(p, r) && tdx_src_exclusive(r, p)); /* if / elif */
+    assert_true(tdx_src_exclusive(p, s) && tdx_src_exclusive(r, t)); /* if / else, elif / else */
+    assert_false(tdx_src_exclusive(p, q));                           /* one branch */
+    assert_false(tdx_src_exclusive(s, t));                           /* inside else: nested if, then after it */
+    assert_false(tdx_src_exclusive(p, u) || tdx_src_exclusive(u, t)); /* before and after */
+    assert_true(tdx_src_exclusive(x, y));                            /* x if c else y */
+    assert_false(tdx_src_exclusive(p, p));
+    done(f);
+}
+
 static void verify_and_unparse_catch_broken_trees(void **state)
 {
     (void)state;
@@ -402,6 +439,7 @@ int main(void)
         cmocka_unit_test(fstrings_nest_quotes),
         cmocka_unit_test(odd_inputs_do_not_crash),
         cmocka_unit_test(positions_map_back_to_nodes),
+        cmocka_unit_test(exclusive_branches),
         cmocka_unit_test(verify_and_unparse_catch_broken_trees),
         cmocka_unit_test(walk_visits_in_source_order),
     };
