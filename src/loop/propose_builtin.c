@@ -284,7 +284,6 @@ tdx_status tdx_loop_builtin_follow_up(const char *task_path, const tdx_loop_cand
     return st;
 }
 
-
 tdx_status tdx_loop_builtin_search_on(const char *task_path, const tdx_loop_cand *best, const tdx_loop_cand *round,
                                       size_t nround, tdx_loop_cand *out, tdx_diags *diags)
 {
