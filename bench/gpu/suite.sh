@@ -3,7 +3,9 @@
 # one `tritondx bench` process per task under its own timeout (a task that hangs
 # or overruns costs only its own slot), a row for every task of the slice (run,
 # killed, or not reached), the rows merged into $OUT/RESULTS.md and
-# $OUT/results.json, every run directory packed into $OUT/suite.tar.gz.
+# $OUT/results.json, every candidate of every run a line in $OUT/digest.txt
+# (bench/gpu/journal_digest.py), every run directory packed into
+# $OUT/suite.tar.gz.
 #
 # Usage (from the repository root, build/ carried; see bench/gpu/README.md):
 #   PART=1/3 bash bench/gpu/suite.sh             # the first third of the sorted suite
@@ -255,7 +257,7 @@ files=()
 for n in ${names[@]+"${names[@]}"}; do files+=("$OUT/suite/$n/results.json"); done
 if [ "${#files[@]}" -gt 0 ]; then
   timeout 60 "$TDX" bench --merge "${files[@]}" --markdown "$OUT/RESULTS.md" --json "$OUT/results.json" \
-    2> "$OUT/merge.err" || log "merge failed (see merge.err)"
+    2> "$OUT/suite/merge.err" || log "merge failed (see suite/merge.err)"
   cp "$OUT/RESULTS.md" "$OUT/suite/" 2> /dev/null
   cat "$OUT/RESULTS.md" 2> /dev/null
 fi
@@ -275,6 +277,9 @@ if [ "$BESIDE" = 1 ] && [ "$DEVICE" = cuda ] && [ -z "${TDX_TEST_TIMER:-}" ]; th
     2> "$OUT/suite/beside.err" || log "beside_torch.py: rc=$? (see beside.err)"
   cat "$OUT/beside.md"
 fi
+# every candidate of every run, one line each (a call brings back 8 files at most)
+python3 bench/gpu/journal_digest.py "$OUT/suite" > "$OUT/digest.txt" 2> "$OUT/suite/digest.err" ||
+  log "journal_digest.py: rc=$? (see digest.err)"
 log "wall $(($(date +%s) - t0)) s"
 [ -n "$TORCH_CACHE" ] && cp "$TORCH_CACHE" "$OUT/torch-cache.json"
 tar -C "$OUT" -czf "$OUT/suite.tar.gz" suite && rm -rf "$OUT/suite"

@@ -243,6 +243,10 @@ def test_suite_script_runs_tasks_at_once(tmp_path):
     assert all(row["status"] == "ok" for row in rows), rows
     assert sorted(v["task"] for v in json.loads(cache.read_text()).values()) == sorted(f"{n}.py" for n in names)
     assert lock.exists() and (tmp_path / "gpu.lock.turn").exists()
+    digest = (out / "digest.txt").read_text()
+    assert all(f"{n}/" in digest for n in names) and "  baseline " in digest, digest
+    assert sorted(p.name for p in out.iterdir()) == ["RESULTS.md", "digest.txt", "results.json", "suite.tar.gz",
+                                                     "torch-cache.json"]
     with tarfile.open(out / "suite.tar.gz") as tar:
         settings = tar.extractfile("suite/settings.txt").read().decode()
     assert "JOBS=2" in settings
