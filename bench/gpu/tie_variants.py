@@ -17,7 +17,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, compile_header, load, sub, time_row, time_variants  # noqa: E402
+from variant_util import ROOT, beside_torch, compile_header, load, sub, time_variants  # noqa: E402
 
 
 def unmasked(text, kernel_sig, even_expr, masks):
@@ -129,22 +129,13 @@ def main():
     if sys.argv[1:2] == ["--check"]:
         raise SystemExit(check(sys.argv[2:] or TASKS))
     import torch
-    import triton
     tasks = sys.argv[1:] or TASKS
     compile_header()
     sources = []
     for task in tasks:
         with open(os.path.join(ROOT, "bench", "tasks", task + ".py")) as f:
             text = f.read()
-        mod = load(text, task + "_task")
-        ins = mod.make_inputs(mod.SHAPES["bench"], device="cuda")
-        eager_ms = triton.testing.do_bench(lambda: mod.torch_impl(*ins), warmup=25, rep=200)
-        compiled = torch.compile(mod.torch_impl)
-        compiled(*ins)
-        compile_ms = triton.testing.do_bench(lambda: compiled(*ins), warmup=25, rep=200)
-        print(f"| {task} | torch eager | {eager_ms:.4f} | | | |")
-        want = mod.launch(*ins)
-        task_ms = time_row(task, "the task", mod.launch, ins, want, None, compile_ms)
+        mod, ins, want, task_ms, compile_ms = beside_torch(task, text, "the task")
         time_variants(task, variants_of(task, text), ins, want, task_ms, compile_ms)
         sources.append((task, inductor_source(mod.torch_impl, ins)))
         del ins, want

@@ -101,21 +101,28 @@ def compile_header():
     print("|---|---|---|---|---|---|")
 
 
-def kept_beside_torch(task, steps):
-    """The task's kept kernel rebuilt by chaining steps on bench/tasks/TASK.py,
-    timed beside torch eager and torch.compile of its torch_impl; prints the
-    eager and kept rows (after compile_header's). Returns (kept_text, kept
-    module, bench inputs, kept output, kept ms, torch.compile ms)."""
+def beside_torch(task, text, label):
+    """The kernel of text (a task file's source) timed beside torch eager and
+    torch.compile of its torch_impl at the bench shape; prints the eager row
+    and the kernel's, named label (after compile_header's). Returns (module,
+    bench inputs, its output, its ms, torch.compile ms)."""
     import torch
     import triton
-    kept_text = chain(os.path.join(ROOT, "bench", "tasks", task + ".py"), *steps)
-    kept = load(kept_text, task + "_kept")
-    ins = kept.make_inputs(kept.SHAPES["bench"], device="cuda")
-    eager_ms = triton.testing.do_bench(lambda: kept.torch_impl(*ins), warmup=25, rep=200)
-    compiled = torch.compile(kept.torch_impl)
+    mod = load(text, task + "_kept")
+    ins = mod.make_inputs(mod.SHAPES["bench"], device="cuda")
+    eager_ms = triton.testing.do_bench(lambda: mod.torch_impl(*ins), warmup=25, rep=200)
+    compiled = torch.compile(mod.torch_impl)
     compiled(*ins)
     compile_ms = triton.testing.do_bench(lambda: compiled(*ins), warmup=25, rep=200)
     print(f"| {task} | torch eager | {eager_ms:.4f} | | | |")
-    want = kept.launch(*ins)
-    kept_ms = time_row(task, "as kept (" + "+".join(steps) + ")", kept.launch, ins, want, None, compile_ms)
-    return kept_text, kept, ins, want, kept_ms, compile_ms
+    want = mod.launch(*ins)
+    ms = time_row(task, label, mod.launch, ins, want, None, compile_ms)
+    return mod, ins, want, ms, compile_ms
+
+
+def kept_beside_torch(task, steps):
+    """The task's kept kernel rebuilt by chaining steps on bench/tasks/TASK.py,
+    timed beside torch (beside_torch). Returns (kept_text, kept module, bench
+    inputs, kept output, kept ms, torch.compile ms)."""
+    kept_text = chain(os.path.join(ROOT, "bench", "tasks", task + ".py"), *steps)
+    return (kept_text,) + beside_torch(task, kept_text, "as kept (" + "+".join(steps) + ")")

@@ -166,7 +166,7 @@ def _run(args):
         if pair:
             extra["paired"] = pair
     if not args.no_reference or args.torch_compile:
-        extra = time_torch(task, arg_sets, args, nbytes, flops, "cuda", eager=not args.no_reference)
+        extra.update(time_torch(task, arg_sets, args, nbytes, flops, "cuda", eager=not args.no_reference))
     return protocol.result("time", task=task.path, candidate=cand.path if cand else None,
                            shape=shape_label(shape), device=info, bytes=nbytes, flops=flops,
                            out_bytes=tensor_bytes(outputs), dtype=compute_dtype(inputs),
