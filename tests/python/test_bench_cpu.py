@@ -320,6 +320,20 @@ def test_tie_variants_match_their_tasks_in_the_interpreter():
     assert len(lines) == 18 and all(ln.endswith(": ok") for ln in lines), lines
 
 
+def test_splitk_variants_match_the_reference_twice_in_the_interpreter():
+    """bench/gpu/splitk_variants.py --check: every split-k / split-reduction
+    variant, with atomics and as one kernel whose last program per tile adds
+    the slabs, matches the reference at each check shape, twice in a row (the
+    one-kernel form's counters must be back at zero after a launch)."""
+    import sys
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "splitk_variants.py"), "--check"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 42 and all(ln.endswith(": ok") for ln in lines), lines
+
+
 def test_journal_digest_shows_the_paired_ratio_and_where_it_would_decide_otherwise(tmp_path):
     """bench/gpu/journal_digest.py on a journal whose candidates carry the
     rep-by-rep ratio: each line shows it with its interval, marked where the
