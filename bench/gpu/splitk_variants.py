@@ -98,24 +98,26 @@ def semaphore_colmax(text):
 
 
 def cases():
-    """(task, [(name, atomic text, semaphore text)])."""
+    """(task, [(name, atomic text, semaphore text by hand, the family's one-kernel form)])."""
     mm = os.path.join(ROOT, "bench", "tasks", "matmul_fp16_small_m.py")
     cm = os.path.join(ROOT, "bench", "tasks", "col_max_fp16.py")
     out = []
     rows = []
     for sk, label in ((1, "S=4"), (2, "S=2"), (3, "S=8")):
         for rt in (1, 2, 3, 4):
-            t = chain(mm, ("split-k", sk), ("retune", rt))
+            t = chain(mm, ("split-k", sk + 3), ("retune", rt))
             tiles = re.search(r"BLOCK_M=(\d+), BLOCK_N=(\d+), BLOCK_K=(\d+).*num_warps=(\d+), num_stages=(\d+)", t)
-            rows.append((f"{label} {'x'.join(tiles.groups()[:3])} w{tiles.group(4)} s{tiles.group(5)}", t, semaphore_mm(t)))
+            name = f"{label} {'x'.join(tiles.groups()[:3])} w{tiles.group(4)} s{tiles.group(5)}"
+            rows.append((name, t, semaphore_mm(t), chain(mm, ("split-k", sk), ("retune", rt))))
     out.append(("matmul_fp16_small_m", rows))
     rows = []
     for sr, label in ((1, "S=8"), (2, "S=32"), (3, "S=4")):
         for rt in (None, 1, 2):
-            steps = [("split-reduction", sr), "defer-reduction"] + ([("retune", rt)] if rt else [])
-            t = chain(cm, *steps)
+            tail = ["defer-reduction"] + ([("retune", rt)] if rt else [])
+            t = chain(cm, ("split-reduction", sr), *tail)
             blk = re.search(r"BLOCK_M=(\d+), BLOCK_N=(\d+)(.*)\)", t)
-            rows.append((f"{label} {blk.group(1)}x{blk.group(2)}{blk.group(3)}", t, semaphore_colmax(t)))
+            rows.append((f"{label} {blk.group(1)}x{blk.group(2)}{blk.group(3)}", t, semaphore_colmax(t),
+                         chain(cm, ("split-reduction", sr + 3), *tail)))
     out.append(("col_max_fp16", rows))
     return out
 
@@ -126,8 +128,8 @@ def check():
     for task, rows in cases():
         with open(os.path.join(ROOT, "bench", "tasks", task + ".py")) as f:
             mod = load(f.read(), task + "_task")
-        for i, (name, at, sem) in enumerate(rows):
-            for kind, text in (("atomics", at), ("one kernel", sem)):
+        for i, (name, at, sem, fam) in enumerate(rows):
+            for kind, text in (("atomics", at), ("one kernel", sem), ("family's one kernel", fam)):
                 try:
                     var = load(text, f"{task}_c{i}_{kind[0]}")
                     for _ in range(2):  # twice: the counters must be back at zero
@@ -153,8 +155,8 @@ def main():
             text = f.read()
         _, ins, want, task_ms, compile_ms = beside_torch(task, text, "the task")
         variants = []
-        for name, at, sem in rows:
-            variants += [(name + " atomics", at), (name + " one kernel", sem)]
+        for name, at, sem, fam in rows:
+            variants += [(name + " atomics", at), (name + " one kernel", sem), (name + " family's one kernel", fam)]
         time_variants(task, variants, ins, want.float(), task_ms, compile_ms)
         del ins, want
         torch.cuda.empty_cache()

@@ -19,7 +19,17 @@
  * on memory latency; SPLIT programs per block multiply what is in flight.
  * Partial sums go into a zeroed fp32 buffer with tl.atomic_add, partial
  * maxima / minima into one filled with -inf / +inf with tl.atomic_max /
- * tl.atomic_min (exact whatever the order); launch casts the buffer back. */
+ * tl.atomic_min (exact whatever the order); launch casts the buffer back.
+ *
+ * Each split also comes as one kernel: no filled buffer, no copy back (two
+ * launches fewer). Each program stores its partial result into its own slab
+ * of an fp32 workspace (torch.empty: no kernel), then counts itself in its
+ * tile's counter (tl.atomic_add, acquire-release, after a barrier so the
+ * whole tile's stores come first); the program that counts last adds the
+ * slabs in slab order -- the result does not depend on which program came
+ * last -- stores the output, and sets the counter back to zero, so the
+ * counters, zeroed once by the module's _tdx_zeroed_counters and kept, are
+ * zero at every launch. No program waits on another. */
 #include <stdio.h>
 #include <string.h>
 
@@ -348,6 +358,137 @@ static int fresh_tensor(fam_task *t, tdx_src_node *def, const char *name)
     return 0;
 }
 
+static const char counters_text[] =
+    "_tdx_counters = {}\n"
+    "\n"
+    "\n"
+    "def _tdx_zeroed_counters(n, device):\n"
+    "    \"\"\"At least n int32 counters on device, zero at every launch: the last program of each\n"
+    "    tile sets its counter back (launches on concurrent streams need counters of their own).\"\"\"\n"
+    "    buf = _tdx_counters.get(str(device))\n"
+    "    if buf is None or buf.numel() < n:\n"
+    "        buf = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)\n"
+    "        _tdx_counters[str(device)] = buf\n"
+    "    return buf\n";
+
+/* The store's pointer as text with the output pointer replaced by
+ * `repl`: the store's own pointer expression, or the one value of a name
+ * bound once before the store and after every write of the names it reads.
+ * NULL when the output pointer is not in it exactly once. */
+static char *slab_pointer(fam_task *t, const ksite *k, const char *repl)
+{
+    tdx_src_node *p = tdx_src_call_arg(k->store, 0);
+    if (tdx_src_is_name(p, NULL) && strcmp(p->name, k->out) != 0) {
+        if (tdx_src_count_bindings(k->def, p->name) != 1)
+            return NULL;
+        tdx_ptrvec as = {0};
+        tdx_src_node *val = NULL;
+        fam_collect(t, k->def, TDX_SRC_ASSIGN, &as);
+        for (size_t i = 0; i < as.len; i++) {
+            tdx_src_node *a = as.items[i];
+            if (tdx_src_is_name(tdx_src_kid(a, TDX_SRC_R_TARGET), p->name) && tdx_src_count(a, TDX_SRC_R_TARGET) == 1 &&
+                a->parent == k->def)
+                val = tdx_src_kid(a, TDX_SRC_R_VALUE);
+        }
+        /* bound after the loop, or before it from names the loop leaves alone */
+        if (!val || (val->start < k->loop->start && !loop_invariant(t, k->loop, val)))
+            return NULL;
+        p = val;
+    }
+    if (!p || tdx_src_count_name(p, k->out) != 1)
+        return NULL;
+    tdx_ptrvec names = {0};
+    fam_collect(t, p, TDX_SRC_NAME, &names);
+    tdx_src_node *o = NULL;
+    for (size_t i = 0; i < names.len; i++)
+        if (tdx_src_is_name(names.items[i], k->out))
+            o = names.items[i];
+    if (!o)
+        return NULL;
+    size_t n;
+    const char *x = tdx_src_text(t->m, p, &n);
+    size_t a = o->start - p->start, b = o->end - p->start;
+    return tdx_arena_printf(&t->arena, "%.*s%s%.*s", (int)a, x, repl, (int)(n - b), x + b);
+}
+
+/* The one-kernel form of a split (see the head of the file): the store
+ * replaced by the slab, the count and the last program's combine, the
+ * workspace and counters passed after the output pointer. Returns 0 when
+ * the kernel does not allow it (the edits are then incomplete: drop e). */
+static int slab_edits(fam_task *t, const ksite *k, tdx_src_node *L, tdx_src_node *stmt, tdx_src_node *out,
+                      tdx_src_node *tup, const char *x0, int l0, const char *x1, int l1, int ne, int split, fam_edits *e)
+{
+    int kw = 0;
+    tdx_src_node *param = tdx_src_param(k->def, k->out), *sst = k->store->parent;
+    int launches = 0;
+    for (size_t i = 0; i < t->launches.len; i++)
+        launches += fam_launched_kernel(t, t->launches.items[i]) == k->def;
+    if (!param || tdx_src_kid(param, TDX_SRC_R_DEFAULT) || launches != 1 || !fam_launch_arg(L, k->def, k->out, &kw) ||
+        tdx_src_find_def(t->m, "_tdx_zeroed_counters"))
+        return 0;
+    char *part = slab_pointer(t, k, "(_tdx_ws_ptr + _tdx_pid_k * _tdx_ws_span)");
+    size_t pl;
+    const char *ptext = tdx_src_text(t->m, tdx_src_call_arg(k->store, 0), &pl);
+    tdx_src_node *m = tdx_src_call_arg(k->store, 2);
+    if (!m)
+        m = tdx_src_call_kwarg(k->store, "mask");
+    size_t ml = 0;
+    const char *mtext = m ? tdx_src_text(t->m, m, &ml) : NULL;
+    int ind = sst->col - 1;
+    char *mask = m ? ", mask=_tdx_mask" : "", *lmask = m ? ", mask=_tdx_mask, other=0.0" : "";
+    char *mdef = m ? tdx_arena_printf(&t->arena, "_tdx_mask = %.*s\n%*s", (int)ml, mtext, ind, "") : "";
+    /* the grid by name: the counters follow it when retune changes a block */
+    tdx_src_node *garg = NULL;
+    tdx_src_is_launch(L, NULL, &garg);
+    int named = tdx_src_is_name(garg, NULL);
+    const char *gname = named ? garg->name : "_tdx_grid";
+    char *gdef = named ? "" : tdx_arena_printf(&t->arena, "_tdx_grid = (%.*s, %.*s, %d)\n%*s", l0, x0, l1, x1, split,
+                                               stmt->col - 1, "");
+    tdx_src_node *g = grid_of(t, L); /* a lambda over the meta-parameters has no [0] */
+    if (!part || !mdef || !gdef || !garg || !g || g->kind == TDX_SRC_LAMBDA)
+        return 0;
+    const char *tile = ne == 1 ? "tl.program_id(0)" : "tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)";
+    static const char *const combine[] = {"_tdx_red += %s", "_tdx_red += %s", "_tdx_red = tl.maximum(_tdx_red, %s)",
+                                          "_tdx_red = tl.minimum(_tdx_red, %s)"};
+    char *next = tdx_arena_printf(&t->arena, "tl.load(_tdx_slab + _tdx_s * _tdx_ws_span%s, cache_modifier=\".cg\")",
+                                  lmask);
+    char *comb = next ? tdx_arena_printf(&t->arena, combine[k->op], next) : NULL;
+    char *block = comb ? tdx_arena_printf(
+        &t->arena,
+        "%s_tdx_part = %s\n"
+        "%*stl.store(_tdx_part, %s%s)\n"
+        "%*stl.debug_barrier()\n"
+        "%*s_tdx_tile = %s\n"
+        "%*sif tl.atomic_add(_tdx_cnt_ptr + _tdx_tile, 1) == _tdx_split_k - 1:\n"
+        "%*s    _tdx_slab = _tdx_part - _tdx_pid_k * _tdx_ws_span\n"
+        "%*s    _tdx_red = tl.load(_tdx_slab%s, cache_modifier=\".cg\")\n"
+        "%*s    for _tdx_s in range(1, _tdx_split_k):\n"
+        "%*s        %s\n"
+        "%*s    tl.store(%.*s, _tdx_red.to(%s.dtype.element_ty)%s)\n"
+        "%*s    tl.atomic_xchg(_tdx_cnt_ptr + _tdx_tile, 0)",
+        mdef, part, ind, "", k->lin, mask, ind, "", ind, "", tile, ind, "", ind, "", ind, "", lmask, ind, "", ind, "", comb,
+        ind, "", (int)pl, ptext, k->out, mask, ind, "") : NULL;
+    char *pre = tdx_arena_printf(
+        &t->arena,
+        "%s_tdx_span = 1 + sum((d - 1) * s for d, s in zip(%s.shape, %s.stride()))\n"
+        "%*s_tdx_ws = torch.empty((%s[2], _tdx_span), dtype=torch.float32, device=%s.device)\n"
+        "%*s_tdx_cnt = _tdx_zeroed_counters(%s[0] * %s[1], %s.device)\n%*s",
+        gdef, out->name, out->name, stmt->col - 1, "", gname, out->name, stmt->col - 1, "", gname, gname, out->name,
+        stmt->col - 1, "");
+    if (!block || !pre)
+        return 0;
+    fam_edit(t, e, tup->start, tup->end,
+             named ? tdx_arena_printf(&t->arena, "(%.*s, %.*s, %d)", l0, x0, l1, x1, split) : "_tdx_grid");
+    fam_edit(t, e, sst->start, sst->end, block);
+    fam_edit(t, e, param->end, param->end, ", _tdx_ws_ptr, _tdx_ws_span, _tdx_cnt_ptr");
+    fam_edit(t, e, out->end, out->end,
+             kw ? ", _tdx_ws_ptr=_tdx_ws, _tdx_ws_span=_tdx_span, _tdx_cnt_ptr=_tdx_cnt" : ", _tdx_ws, _tdx_span, _tdx_cnt");
+    fam_edit(t, e, stmt->start, stmt->start, pre);
+    fam_edit(t, e, k->def->end, k->def->end,
+             tdx_arena_printf(&t->arena, "\n\n\n%.*s", (int)sizeof counters_text - 2, counters_text));
+    return 1;
+}
+
 static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_src_node *g = grid_of(t, L);
@@ -397,7 +538,15 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
     static const char *const atomic[] = {"tl.atomic_add", "tl.atomic_add", "tl.atomic_max", "tl.atomic_min"};
     static const char *const fill[] = {"", "", "float(\"-inf\")", "float(\"inf\")"};
     tdx_status st = TDX_OK;
-    for (size_t si = 0; si < 3 && !st; si++) {
+    /* each split as one kernel (slabs) and with atomics. On the H100 the
+     * one-kernel split-k of matmul_fp16_small_m took 0.102 ms where the
+     * atomics took 0.105 (4 splits) and 0.107 (2), while after retune the
+     * column maxima of col_max_fp16 lost 1-15 % as one kernel at blocks of
+     * 64 and 128 columns (bench/RESULTS.md, twenty-fourth session): the
+     * one-kernel forms first for a dot, last for a reduction */
+    for (size_t c = 0; c < 6 && !st; c++) {
+        size_t si = c % 3;
+        int slab = (c < 3) == (k->op == RED_DOT);
         fam_edits e = {0};
         /* kernel: the programs of axis 2 take every SPLIT_K-th block of K */
         char *pre = tdx_arena_printf(&t->arena, "_tdx_pid_k = tl.program_id(2)\n%*s"
@@ -419,6 +568,19 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
             fam_edit(t, &e, k->step->start, k->step->end, nstep);
         else
             fam_edit(t, &e, k->stop->end, k->stop->end, tdx_arena_printf(&t->arena, ", %s", nstep));
+        if (slab) {
+            if (!slab_edits(t, k, L, stmt, out, tup, x0, (int)l0, x1, (int)l1, (int)ne, splits[si], &e))
+                continue;
+            char sum[256];
+            tdx_src_node *var = tdx_src_kid(k->loop, TDX_SRC_R_TARGET);
+            snprintf(sum, sizeof sum, "%s: %s%s split over %d programs per %s (grid axis 2) in one kernel: fp32 "
+                     "partial results in slabs, the last program of each %s combines them",
+                     k->def->name ? k->def->name : "kernel", k->op == RED_DOT ? "K" : "the loop over ",
+                     k->op == RED_DOT ? "" : var && var->name ? var->name : "its range", splits[si],
+                     k->op == RED_DOT ? "tile" : "block", k->op == RED_DOT ? "tile" : "block");
+            st = fam_emit(t, &e, emit, ud, k->op == RED_DOT ? "split-k" : "split-reduction", sum);
+            continue;
+        }
         tdx_src_node *fn = tdx_src_call_func(k->store);
         fam_edit(t, &e, fn->start, fn->end, atomic[k->op]);
         fam_edit(t, &e, k->value->start, k->value->end, k->lin);

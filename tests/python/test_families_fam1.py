@@ -74,12 +74,48 @@ def test_moments_pass_count(tmp_path):
 
 
 def test_splitk_small_m_bench_task(tmp_path):
+    """Each split as one kernel first (4, 2, 8 programs a tile), then with
+    atomics into a zeroed fp32 buffer copied back."""
     cands = rewrite("split-k", TASKS / "matmul_fp16_small_m.py", tmp_path)
-    assert len(cands) == 3
-    text = Path(cands[0][0]).read_text()
+    assert [" in one kernel" in s for _, s in cands] == [True] * 3 + [False] * 3
+    assert [" over 4 ", " over 2 ", " over 8 "] * 2 == [s.split("split")[1][:8] for _, s in cands]
+    text = Path(cands[3][0]).read_text()
     assert "grid = (triton.cdiv(M, 64), triton.cdiv(N, 64), 4)" in text
     assert "tl.atomic_add(" in text and "tl.store(" not in text
     assert "c.copy_(_tdx_acc)" in text
+
+
+def test_splitk_as_one_kernel(tmp_path):
+    """The one-kernel form: the partial tile into slab pid_k of an fp32
+    workspace, the tile's counter counted after a barrier, the last program
+    adding the slabs in order into the output and zeroing the counter; the
+    workspace and counters follow the output pointer at the launch. It
+    passes the check (several shapes and seeds in one process: the counters
+    must be zero again after every launch); without the reset it fails."""
+    cands = rewrite("split-k", DATA / "matmul_small_m.py", tmp_path)
+    text = Path(cands[0][0]).read_text()
+    assert "def matmul_kernel(a_ptr, b_ptr, c_ptr, _tdx_ws_ptr, _tdx_ws_span, _tdx_cnt_ptr, M, N, K," in text
+    assert "    _tdx_part = (_tdx_ws_ptr + _tdx_pid_k * _tdx_ws_span) + rm[:, None] * scm + rn[None, :] * scn\n" \
+           "    tl.store(_tdx_part, acc, mask=_tdx_mask)\n    tl.debug_barrier()\n" in text
+    assert "    if tl.atomic_add(_tdx_cnt_ptr + _tdx_tile, 1) == _tdx_split_k - 1:\n" in text
+    assert "_tdx_red.to(c_ptr.dtype.element_ty), mask=_tdx_mask)\n" \
+           "        tl.atomic_xchg(_tdx_cnt_ptr + _tdx_tile, 0)\n" in text
+    assert "    _tdx_grid = (triton.cdiv(M, 16), triton.cdiv(N, 32), 4)\n" in text
+    assert "_tdx_cnt = _tdx_zeroed_counters(_tdx_grid[0] * _tdx_grid[1], c.device)" in text
+    assert "matmul_kernel[_tdx_grid](\n        a, b, c, _tdx_ws, _tdx_span, _tdx_cnt, M, N, K," in text
+    assert "atomic_add(c_ptr" not in text and "copy_" not in text
+    res = check_task(str(DATA / "matmul_small_m.py"), device="cpu", seeds=(0, 1), candidate=cands[0][0])
+    assert res["ok"], res.get("error")
+    bad = tmp_path / "bad.py"
+    bad.write_text(text.replace("        tl.atomic_xchg(_tdx_cnt_ptr + _tdx_tile, 0)\n", ""))
+    res = check_task(str(DATA / "matmul_small_m.py"), device="cpu", seeds=(0, 1), candidate=str(bad))
+    assert not res["ok"]
+    # retune on top changes the blocks and the grid; the counters follow the grid by name
+    (tuned, _), *_ = rewrite("retune", cands[0][0], tmp_path / "r")
+    text = Path(tuned).read_text()
+    assert "_tdx_zeroed_counters(_tdx_grid[0] * _tdx_grid[1], c.device)" in text
+    res = check_task(str(DATA / "matmul_small_m.py"), device="cpu", seeds=(0,), candidate=tuned)
+    assert res["ok"], res.get("error")
 
 
 def test_check_catches_splitk_without_atomics(tmp_path):
@@ -110,7 +146,8 @@ def test_split_reduction_combines_by_the_update(tmp_path):
     SPLIT-th step from its own offset."""
     mean = rewrite("split-reduction", TASKS / "col_mean_bf16.py", tmp_path / "a")
     # 256 programs at the bench shape: 16-way fills every SM with 16 programs
-    assert len(mean) == 3 and "split over 16 programs" in mean[0][1]
+    assert len(mean) == 6 and "split over 16 programs" in mean[0][1]
+    assert [" in one kernel" in s for _, s in mean] == [False] * 3 + [True] * 3
     assert "split over 64 programs" in mean[1][1] and "split over 8 programs" in mean[2][1]
     text = Path(mean[0][0]).read_text()
     assert "for r in range(_tdx_pid_k, n_rows, _tdx_split_k):" in text
@@ -125,6 +162,12 @@ def test_split_reduction_combines_by_the_update(tmp_path):
     assert "torch.full_like(y, float(\"-inf\"), dtype=torch.float32)" in text
     assert ", 1, 32)]" in text
     res = check_task(str(TASKS / "col_max_fp16.py"), device="cpu", seeds=(0, 1), candidate=mx[1][0])
+    assert res["ok"], res.get("error")
+    # as one kernel: the last program takes the maximum of the slabs
+    text = Path(mx[4][0]).read_text()
+    assert "_tdx_red = tl.maximum(_tdx_red, tl.load(_tdx_slab + _tdx_s * _tdx_ws_span, mask=_tdx_mask" in text
+    assert "_tdx_tile = tl.program_id(0)\n" in text and "_tdx_grid = (triton.cdiv(n_cols, 32), 1, 32)" in text
+    res = check_task(str(TASKS / "col_max_fp16.py"), device="cpu", seeds=(0, 1), candidate=mx[4][0])
     assert res["ok"], res.get("error")
 
 

@@ -208,14 +208,22 @@ static void splitk_takes_plain_results_only(void **state)
 {
     (void)state;
     got g = run_matmul("c = acc.to(tl.float16)", "c");
-    assert_int_equal(g.n, 3);
+    assert_int_equal(g.n, 6); /* each split as one kernel first, then with atomics */
     assert_non_null(strstr(g.src[0], "for k in range(_tdx_pid_k * BK, K, BK * _tdx_split_k):"));
-    assert_non_null(strstr(g.src[0], "tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")"));
-    assert_non_null(strstr(g.src[0], "triton.cdiv(b.shape[1], 64), 4)](a, b, _tdx_acc,"));
+    /* one kernel: no mask on the store, none on the slabs */
+    assert_non_null(strstr(g.src[0], "    _tdx_part = (_tdx_ws_ptr + _tdx_pid_k * _tdx_ws_span) + rm[:, None] * N + "
+                                     "rn[None, :]\n    tl.store(_tdx_part, acc)\n"));
+    assert_non_null(strstr(g.src[0], "_tdx_red = tl.load(_tdx_slab, cache_modifier=\".cg\")\n"));
+    assert_non_null(strstr(g.src[0], "tl.store(c_ptr + rm[:, None] * N + rn[None, :], "
+                                     "_tdx_red.to(c_ptr.dtype.element_ty))\n"));
+    assert_null(strstr(g.src[0], "_tdx_acc"));
+    assert_non_null(strstr(g.src[3], "for k in range(_tdx_pid_k * BK, K, BK * _tdx_split_k):"));
+    assert_non_null(strstr(g.src[3], "tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")"));
+    assert_non_null(strstr(g.src[3], "triton.cdiv(b.shape[1], 64), 4)](a, b, _tdx_acc,"));
     /* c is torch.empty's: an fp32 c is its own accumulator, anything else is copied back */
-    assert_non_null(strstr(g.src[0], "_tdx_acc = c.zero_() if c.dtype == torch.float32 else "
+    assert_non_null(strstr(g.src[3], "_tdx_acc = c.zero_() if c.dtype == torch.float32 else "
                                      "torch.zeros_like(c, dtype=torch.float32)\n"));
-    assert_non_null(strstr(g.src[0], "\n    if _tdx_acc is not c:\n        c.copy_(_tdx_acc)\n    return c\n"));
+    assert_non_null(strstr(g.src[3], "\n    if _tdx_acc is not c:\n        c.copy_(_tdx_acc)\n    return c\n"));
     release(&g);
     /* an epilogue is not linear in the partial sums */
     g = run_matmul("c = tl.maximum(acc, 0.0).to(tl.float16)", "c");
@@ -249,11 +257,17 @@ static void splitk_moves_advancing_pointers(void **state)
     const char *p = strstr(advancing, "STEP");
     snprintf(src, sizeof src, "%.*s%s%s", (int)(p - advancing), advancing, "BK * sb", p + 4);
     got g = run("split-k", src);
-    assert_int_equal(g.n, 3);
-    assert_non_null(strstr(g.src[0], "    a_ptrs += _tdx_pid_k * (BK * sa)\n    b_ptrs += _tdx_pid_k * (BK * sb)\n"
-                                     "    for k in range(_tdx_pid_k, tl.cdiv(K, BK), _tdx_split_k):\n"));
-    assert_non_null(strstr(g.src[0], "        a_ptrs += (BK * sa) * _tdx_split_k\n"));
-    assert_non_null(strstr(g.src[0], "mm[(1, 1, 4)](a, b, _tdx_acc, "));
+    assert_int_equal(g.n, 6);
+    for (size_t i = 0; i < 6; i += 3) {
+        assert_non_null(strstr(g.src[i], "    a_ptrs += _tdx_pid_k * (BK * sa)\n    b_ptrs += _tdx_pid_k * (BK * sb)\n"
+                                         "    for k in range(_tdx_pid_k, tl.cdiv(K, BK), _tdx_split_k):\n"));
+        assert_non_null(strstr(g.src[i], "        a_ptrs += (BK * sa) * _tdx_split_k\n"));
+    }
+    /* the inline grid gets a name: the counters are counted from it */
+    assert_non_null(strstr(g.src[0], "    _tdx_grid = (1, 1, 4)\n"));
+    assert_non_null(strstr(g.src[0], "mm[_tdx_grid](a, b, c, _tdx_ws, _tdx_span, _tdx_cnt, a.shape[1], "));
+    assert_non_null(strstr(g.src[0], "def mm(a_ptr, b_ptr, c_ptr, _tdx_ws_ptr, _tdx_ws_span, _tdx_cnt_ptr, K, "));
+    assert_non_null(strstr(g.src[3], "mm[(1, 1, 4)](a, b, _tdx_acc, "));
     release(&g);
     /* a step that changes from one iteration to the next cannot be moved */
     snprintf(src, sizeof src, "%.*s%s%s", (int)(p - advancing), advancing, "k * sb", p + 4);
