@@ -22,7 +22,7 @@
 #            timing come first and wait their turn on the GPU — with JOBS=8 and
 #            a budget of 60 s, 13 of 90 task runs spent it before round 1)
 #   ROUNDS, CANDS, LEVEL   rounds, candidates per round, --max-level
-#   REACH_MARGIN  bench --reach-margin, in % (default: bench's 2): how much
+#   REACH_MARGIN  bench --reach-margin, in % (default: bench's 0): how much
 #            slower than torch a result may be and still stop at the
 #            roofline target
 #   TOTAL    wall seconds for the whole call (default 540, under the 600 s of

@@ -475,11 +475,15 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
     if (!have_journal) {
         char hash[17];
         tdx_loop_hash(r.orig, r.olen, hash);
-        st = tdx_loop__jlog(&r, json_pack("{s:s, s:s, s:s, s:i, s:f, s:i}", "type", "start", "task",
-                                o->task_path, "task_hash", hash, "max_rounds",
-                                o->max_rounds > 0 ? o->max_rounds : 15, "target_fraction",
-                                o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION, "max_level",
-                                o->dx.max_level));
+        json_t *start = json_pack("{s:s, s:s, s:s, s:i, s:f, s:i}", "type", "start", "task", o->task_path,
+                                  "task_hash", hash, "max_rounds", o->max_rounds > 0 ? o->max_rounds : 15,
+                                  "target_fraction", o->target_fraction > 0 ? o->target_fraction : TARGET_FRACTION,
+                                  "max_level", o->dx.max_level);
+        if (start && o->reach_s > 0) { /* what torch reached, and how close counts as reaching it */
+            json_object_set_new(start, "reach_s", json_real(o->reach_s));
+            json_object_set_new(start, "reach_margin", json_real(tdx_loop__reach_margin(o)));
+        }
+        st = tdx_loop__jlog(&r, start);
         if (st)
             goto out;
         /* the task's own kernel must pass its check before anything is compared to it */

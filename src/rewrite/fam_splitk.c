@@ -440,12 +440,14 @@ static int slab_edits(fam_task *t, const ksite *k, tdx_src_node *L, tdx_src_node
     /* the grid by name: the counters follow it when retune changes a block */
     tdx_src_node *garg = NULL;
     tdx_src_is_launch(L, NULL, &garg);
+    if (!garg)
+        return 0;
     int named = tdx_src_is_name(garg, NULL);
     const char *gname = named ? garg->name : "_tdx_grid";
     char *gdef = named ? "" : tdx_arena_printf(&t->arena, "_tdx_grid = (%.*s, %.*s, %d)\n%*s", l0, x0, l1, x1, split,
                                                stmt->col - 1, "");
     tdx_src_node *g = grid_of(t, L); /* a lambda over the meta-parameters has no [0] */
-    if (!part || !mdef || !gdef || !garg || !g || g->kind == TDX_SRC_LAMBDA)
+    if (!part || !mdef || !gdef || !g || g->kind == TDX_SRC_LAMBDA)
         return 0;
     const char *tile = ne == 1 ? "tl.program_id(0)" : "tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)";
     static const char *const combine[] = {"_tdx_red += %s", "_tdx_red += %s", "_tdx_red = tl.maximum(_tdx_red, %s)",

@@ -13,6 +13,8 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
 
@@ -264,7 +266,7 @@ def test_a_dry_run_keeps_its_torch_columns_out_of_the_committed_caches(tmp_path)
     out = tmp_path / "out"
     env = dict(os.environ, DEVICE="cpu", TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
                TDX_TORCH_COMPILE_BACKEND="eager", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="",
-               SUITE=str(suite), TDX=CLI, OUT=str(out), TMPDIR=str(tmp_path), TOTAL="300", REACH_MARGIN="0")
+               SUITE=str(suite), TDX=CLI, OUT=str(out), TMPDIR=str(tmp_path), TOTAL="300", REACH_MARGIN="3")
     env.pop("TORCH_CACHE", None)
     r = subprocess.run(["bash", str(ROOT / "bench" / "gpu" / "suite.sh")], capture_output=True, text=True,
                        env=env, cwd=ROOT, timeout=600)
@@ -274,7 +276,27 @@ def test_a_dry_run_keeps_its_torch_columns_out_of_the_committed_caches(tmp_path)
     assert {c: c.read_bytes() for c in caches} == before
     with tarfile.open(out / "suite.tar.gz") as tar:
         settings = tar.extractfile("suite/settings.txt").read().decode()
-    assert "REACH_MARGIN=0" in settings and "tdx-torch-cpu.json" in settings
+        start = json.loads(tar.extractfile("suite/elementwise_add/elementwise_add/journal.jsonl").readline())
+    assert "REACH_MARGIN=3" in settings and "tdx-torch-cpu.json" in settings
+    # the loop was told what torch reached and how close counts (3 %)
+    assert start["type"] == "start" and start["reach_s"] > 0 and start["reach_margin"] == pytest.approx(1.03)
+
+
+def test_bench_stops_at_the_target_only_as_fast_as_torch(tmp_path):
+    """bench's default reach margin is 0: the journal's start says the loop
+    counts torch reached only at its time or faster."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(ROOT / "bench" / "tasks" / "relu.py", suite / "relu.py")
+    env = dict(os.environ, TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
+               TDX_TORCH_COMPILE_BACKEND="eager", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(tmp_path / "runs"), "--device", "cpu",
+                        "--rounds", "1", "--candidates", "1", "--json", str(tmp_path / "r.json")],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    journal = next((tmp_path / "runs").rglob("journal.jsonl"))
+    start = json.loads(journal.read_text().splitlines()[0])
+    assert start["reach_s"] > 0 and start["reach_margin"] == 1.0, start
 
 
 def test_beside_torch_picks_the_near_rows_and_reports_each(tmp_path):
