@@ -18,7 +18,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, beside_torch, chain, compile_header, load, sub, time_variants  # noqa: E402
+from variant_util import ROOT, beside_torch, chain, check_variant, compile_header, load, sub, time_variants  # noqa: E402
 
 COUNTERS = '''
 _tdx_counters = {}
@@ -130,18 +130,10 @@ def check():
             mod = load(f.read(), task + "_task")
         for i, (name, at, sem, fam) in enumerate(rows):
             for kind, text in (("atomics", at), ("one kernel", sem), ("family's one kernel", fam)):
-                try:
-                    var = load(text, f"{task}_c{i}_{kind[0]}")
-                    for _ in range(2):  # twice: the counters must be back at zero
-                        for shape in mod.SHAPES["check"]:
-                            ins = mod.make_inputs(shape, device="cpu")
-                            got, want = var.launch(*ins), mod.reference(*ins)
-                            if not torch.allclose(got.double(), want, rtol=2e-2, atol=2e-2):
-                                raise AssertionError(f"differs from the reference at {shape}")
-                    print(f"{task}: {name} {kind}: ok")
-                except Exception as e:  # noqa: BLE001 - every variant gets its line
-                    bad += 1
-                    print(f"{task}: {name} {kind}: {type(e).__name__}: {e}")
+                # twice: the counters must be back at zero after a launch
+                bad += check_variant(f"{task}: {name} {kind}", text, f"{task}_c{i}_{kind[0]}", mod,
+                                     lambda got, ins, mod=mod: torch.allclose(got.double(), mod.reference(*ins),
+                                                                              rtol=2e-2, atol=2e-2), repeat=2)
     return 1 if bad else 0
 
 

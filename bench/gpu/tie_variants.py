@@ -17,7 +17,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from variant_util import ROOT, beside_torch, compile_header, load, sub, time_variants  # noqa: E402
+from variant_util import ROOT, beside_torch, check_variant, compile_header, load, sub, time_variants  # noqa: E402
 
 
 def unmasked(text, kernel_sig, even_expr, masks):
@@ -111,17 +111,8 @@ def check(tasks):
             text = f.read()
         mod = load(text, task + "_task")
         for i, (name, vt) in enumerate(variants_of(task, text)):
-            try:
-                var = load(vt, f"{task}_c{i}")
-                for shape in mod.SHAPES["check"]:
-                    ins = mod.make_inputs(shape, device="cpu")
-                    got, want = var.launch(*ins), mod.launch(*ins)
-                    if not torch.equal(got, want):
-                        raise AssertionError(f"differs from the task at {shape}")
-                print(f"{task}: {name}: ok")
-            except Exception as e:  # noqa: BLE001 - every variant gets its line
-                bad += 1
-                print(f"{task}: {name}: {type(e).__name__}: {e}")
+            bad += check_variant(f"{task}: {name}", vt, f"{task}_c{i}", mod,
+                                 lambda got, ins, mod=mod: torch.equal(got, mod.launch(*ins)))
     return 1 if bad else 0
 
 

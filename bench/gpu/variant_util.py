@@ -86,6 +86,25 @@ def time_variants(task, variants, ins, want, kept_ms, torch_ms):
         time_row(task, name, mod.launch, ins, want, kept_ms, torch_ms)
 
 
+def check_variant(label, text, mod_name, task_mod, same, repeat=1):
+    """One --check line: the variant text loaded and launched through the
+    interpreter at each check shape of task_mod (repeat times over), each
+    result held to same(got, inputs) (raises when it differs); prints
+    `label: ok` or why not. Returns 0 when ok, 1 when not."""
+    try:
+        var = load(text, mod_name)
+        for _ in range(repeat):
+            for shape in task_mod.SHAPES["check"]:
+                ins = task_mod.make_inputs(shape, device="cpu")
+                if not same(var.launch(*ins), ins):
+                    raise AssertionError(f"differs at {shape}")
+        print(f"{label}: ok")
+        return 0
+    except Exception as e:  # noqa: BLE001 - every variant gets its line
+        print(f"{label}: {type(e).__name__}: {e}")
+        return 1
+
+
 def variant_files(paths):
     """Print the variants table's header; then (index, task name, text) of each file."""
     print("| kernel | variant | ms | vs kept | torch ms | max abs diff |")

@@ -333,13 +333,18 @@ def test_tie_variants_match_their_tasks_in_the_interpreter():
     (no mask when the size divides the block, blocks, warps, eviction) runs
     through Triton's interpreter at its task's check shapes and returns what
     the task's own kernel returns, so a variant's edit cannot rot unseen."""
+    variants_check("tie_variants.py", 18)
+
+
+def variants_check(script, n):
+    """bench/gpu/SCRIPT --check through the interpreter: n lines, each ok."""
     import sys
     env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="")
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "tie_variants.py"), "--check"],
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / script), "--check"],
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    assert len(lines) == 18 and all(ln.endswith(": ok") for ln in lines), lines
+    assert len(lines) == n and all(ln.endswith(": ok") for ln in lines), lines
 
 
 def test_splitk_variants_match_the_reference_twice_in_the_interpreter():
@@ -347,13 +352,7 @@ def test_splitk_variants_match_the_reference_twice_in_the_interpreter():
     variant, with atomics and as one kernel whose last program per tile adds
     the slabs, matches the reference at each check shape, twice in a row (the
     one-kernel form's counters must be back at zero after a launch)."""
-    import sys
-    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="")
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "splitk_variants.py"), "--check"],
-                       capture_output=True, text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    lines = r.stdout.splitlines()
-    assert len(lines) == 63 and all(ln.endswith(": ok") for ln in lines), lines
+    variants_check("splitk_variants.py", 63)
 
 
 def test_journal_digest_shows_the_paired_ratio_and_where_it_would_decide_otherwise(tmp_path):
