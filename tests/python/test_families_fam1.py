@@ -118,6 +118,30 @@ def test_splitk_as_one_kernel(tmp_path):
     assert res["ok"], res.get("error")
 
 
+def test_splitk_one_kernel_follows_a_pointer_name(tmp_path):
+    """The tutorial's epilogue stores through `c_ptrs` and `c_mask` bound
+    after the loop: the slab pointer is that binding with c_ptr moved to the
+    workspace, the mask is the store's; the candidate passes the check. With
+    the grid a lambda over the meta-parameters there is no one-kernel form
+    (its counters are counted from the grid)."""
+    given = tmp_path / "mm.py"
+    text = (DATA / "matmul_fp32_ptrs.py").read_text()
+    lam = 'grid = lambda META: (triton.cdiv(M, META["BLOCK_SIZE_M"]), triton.cdiv(N, META["BLOCK_SIZE_N"]))'
+    assert lam in text
+    given.write_text(text.replace(lam, "grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))"))
+    cands = rewrite("split-k", given, tmp_path / "a")
+    assert len(cands) == 6 and "in one kernel" in cands[0][1]
+    out = Path(cands[0][0]).read_text()
+    assert ("    _tdx_mask = c_mask\n    _tdx_part = (_tdx_ws_ptr + _tdx_pid_k * _tdx_ws_span) + "
+            "stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]\n"
+            "    tl.store(_tdx_part, accumulator, mask=_tdx_mask)\n") in out, out
+    assert "        tl.store(c_ptrs, _tdx_red.to(c_ptr.dtype.element_ty), mask=_tdx_mask)\n" in out
+    res = check_task(str(given), device="cpu", seeds=(0, 1), candidate=cands[0][0])
+    assert res["ok"], res.get("error")
+    lam_cands = rewrite("split-k", DATA / "matmul_fp32_ptrs.py", tmp_path / "b")
+    assert len(lam_cands) == 3 and not any("one kernel" in s for _, s in lam_cands)
+
+
 def test_check_catches_splitk_without_atomics(tmp_path):
     """Partial tiles stored instead of added lose all but one K slice."""
     cands = rewrite("split-k", DATA / "matmul_small_m.py", tmp_path)
