@@ -382,17 +382,24 @@ static char *slab_pointer(fam_task *t, const ksite *k, const char *repl)
         if (tdx_src_count_bindings(k->def, p->name) != 1)
             return NULL;
         tdx_ptrvec as = {0};
-        tdx_src_node *val = NULL;
+        tdx_src_node *val = NULL, *bind = NULL;
         fam_collect(t, k->def, TDX_SRC_ASSIGN, &as);
         for (size_t i = 0; i < as.len; i++) {
             tdx_src_node *a = as.items[i];
             if (tdx_src_is_name(tdx_src_kid(a, TDX_SRC_R_TARGET), p->name) && tdx_src_count(a, TDX_SRC_R_TARGET) == 1 &&
                 a->parent == k->def)
-                val = tdx_src_kid(a, TDX_SRC_R_VALUE);
+                bind = a, val = tdx_src_kid(a, TDX_SRC_R_VALUE);
         }
         /* bound after the loop, or before it from names the loop leaves alone */
         if (!val || (val->start < k->loop->start && !loop_invariant(t, k->loop, val)))
             return NULL;
+        /* and nothing it reads bound again before the store, where it is evaluated again */
+        for (tdx_src_node *s = tdx_src_next(k->def, TDX_SRC_R_BODY, bind); s && s->start < k->store->start;
+             s = tdx_src_next(k->def, TDX_SRC_R_BODY, s))
+            for (tdx_src_node *tg = tdx_src_next(s, TDX_SRC_R_TARGET, NULL); tg;
+                 tg = tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+                if (tdx_src_is_name(tg, NULL) && tdx_src_count_name(val, tg->name))
+                    return NULL;
         p = val;
     }
     if (!p || tdx_src_count_name(p, k->out) != 1)
@@ -543,7 +550,7 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
     /* each split as one kernel (slabs) and with atomics. On the H100 the
      * one-kernel split-k of matmul_fp16_small_m took 0.102 ms where the
      * atomics took 0.105 (4 splits) and 0.107 (2), while after retune the
-     * column maxima of col_max_fp16 lost 1-15 % as one kernel at blocks of
+     * column maxima of col_max_fp16 lost 1-13 % as one kernel at blocks of
      * 64 and 128 columns (bench/RESULTS.md, twenty-fourth session): the
      * one-kernel forms first for a dot, last for a reduction */
     for (size_t c = 0; c < 6 && !st; c++) {

@@ -140,6 +140,12 @@ def test_splitk_one_kernel_follows_a_pointer_name(tmp_path):
     assert res["ok"], res.get("error")
     lam_cands = rewrite("split-k", DATA / "matmul_fp32_ptrs.py", tmp_path / "b")
     assert len(lam_cands) == 3 and not any("one kernel" in s for _, s in lam_cands)
+    # a name the pointer reads, bound again before the store: the pointer could not be rebuilt there
+    ptrs = "    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]\n"
+    moved = tmp_path / "moved.py"
+    moved.write_text(given.read_text().replace(ptrs, ptrs + "    offs_cm = offs_cm + 0\n"))
+    moved_cands = rewrite("split-k", moved, tmp_path / "c")
+    assert len(moved_cands) == 3 and not any("one kernel" in s for _, s in moved_cands)
 
 
 def test_check_catches_splitk_without_atomics(tmp_path):
