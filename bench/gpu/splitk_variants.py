@@ -37,25 +37,7 @@ def _tdx_zeroed_counters(n, device):
 def launch('''
 
 
-def semaphore_mm(text):
-    """The split-k candidate text with its atomics replaced by slabs and a
-    per-tile counter."""
-    text = sub(text, "stride_cm, stride_cn,\n", "stride_cm, stride_cn, ws_ptr, ws_span, cnt_ptr,\n")
-    text = re.sub(r"    c = acc\.to\(c_ptr\.dtype\.element_ty\)\n    tl\.atomic_add\(c_ptr \+ rm\[:, None\] \* stride_cm \+ "
-                  r"rn\[None, :\] \* stride_cn, acc,\n\s+mask=\(rm\[:, None\] < M\) & \(rn\[None, :\] < N\), sem=\"relaxed\"\)\n",
-                  lambda m: TAIL.format(offs="rm[:, None] * stride_cm + rn[None, :] * stride_cn",
-                                        mask="(rm[:, None] < M) & (rn[None, :] < N)", out="c_ptr"), text)
-    if "_tdx_tile" not in text:
-        raise SystemExit("split-k tail not found")
-    text = sub(text, "\ndef launch(", COUNTERS)
-    text = re.sub(r"    _tdx_acc = .*\n", "    _tdx_span = 1 + sum((d - 1) * s for d, s in zip(c.shape, c.stride()))\n"
-                  "    _tdx_ws = torch.empty((grid[2], _tdx_span), dtype=torch.float32, device=c.device)\n"
-                  "    _tdx_cnt = _tdx_zeroed_counters(grid[0] * grid[1], c.device)\n", text)
-    text = sub(text, "(a, b, _tdx_acc, ", "(a, b, c, ")
-    text = sub(text, "c.stride(0), c.stride(1), BLOCK_M", "c.stride(0), c.stride(1), _tdx_ws, _tdx_span, _tdx_cnt, BLOCK_M")
-    return sub(text, "    if _tdx_acc is not c:\n        c.copy_(_tdx_acc)\n", "")
-
-
+# the last program combines the slabs: {combine} is how one more slab joins acc
 TAIL = """    _tdx_offs = {offs}
     _tdx_mask = {mask}
     tl.store(ws_ptr + _tdx_pid_k * ws_span + _tdx_offs, acc, mask=_tdx_mask)
@@ -68,17 +50,31 @@ TAIL = """    _tdx_offs = {offs}
         tl.store({out} + _tdx_offs, acc.to({out}.dtype.element_ty), mask=_tdx_mask)
         tl.atomic_xchg(cnt_ptr + _tdx_tile, 0)
 """
+TAIL_SUM = TAIL.replace("{combine}", "+= tl.load(ws_ptr + _tdx_s * ws_span + _tdx_offs, mask=_tdx_mask, other=0.0, "
+                                    "cache_modifier=\".cg\")")
+TAIL_MAX = TAIL.replace("{combine}", "= tl.maximum(acc, tl.load(ws_ptr + _tdx_s * ws_span + _tdx_offs, mask=_tdx_mask, "
+                                    "other=0.0, cache_modifier=\".cg\"))")
 
 
-def with_combine(tail, combine):
-    return tail.replace("{combine}", combine)
+def semaphore_mm(text):
+    """The split-k candidate text with its atomics replaced by slabs and a
+    per-tile counter."""
+    text = sub(text, "stride_cm, stride_cn,\n", "stride_cm, stride_cn, ws_ptr, ws_span, cnt_ptr,\n")
+    text = re.sub(r"    c = acc\.to\(c_ptr\.dtype\.element_ty\)\n    tl\.atomic_add\(c_ptr \+ rm\[:, None\] \* stride_cm \+ "
+                  r"rn\[None, :\] \* stride_cn, acc,\n\s+mask=\(rm\[:, None\] < M\) & \(rn\[None, :\] < N\), sem=\"relaxed\"\)\n",
+                  lambda m: TAIL_SUM.format(offs="rm[:, None] * stride_cm + rn[None, :] * stride_cn",
+                                        mask="(rm[:, None] < M) & (rn[None, :] < N)", out="c_ptr"), text)
+    if "_tdx_tile" not in text:
+        raise SystemExit("split-k tail not found")
+    text = sub(text, "\ndef launch(", COUNTERS)
+    text = re.sub(r"    _tdx_acc = .*\n", "    _tdx_span = 1 + sum((d - 1) * s for d, s in zip(c.shape, c.stride()))\n"
+                  "    _tdx_ws = torch.empty((grid[2], _tdx_span), dtype=torch.float32, device=c.device)\n"
+                  "    _tdx_cnt = _tdx_zeroed_counters(grid[0] * grid[1], c.device)\n", text)
+    text = sub(text, "(a, b, _tdx_acc, ", "(a, b, c, ")
+    text = sub(text, "c.stride(0), c.stride(1), BLOCK_M", "c.stride(0), c.stride(1), _tdx_ws, _tdx_span, _tdx_cnt, BLOCK_M")
+    return sub(text, "    if _tdx_acc is not c:\n        c.copy_(_tdx_acc)\n", "")
 
 
-TAIL_SUM = with_combine(TAIL, "+= tl.load(ws_ptr + _tdx_s * ws_span + _tdx_offs, mask=_tdx_mask, other=0.0, "
-                              "cache_modifier=\".cg\")")
-TAIL_MAX = with_combine(TAIL, "= tl.maximum(acc, tl.load(ws_ptr + _tdx_s * ws_span + _tdx_offs, mask=_tdx_mask, "
-                              "other=0.0, cache_modifier=\".cg\"))")
-TAIL = TAIL_SUM
 
 
 def semaphore_colmax(text):

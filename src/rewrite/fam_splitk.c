@@ -423,7 +423,8 @@ static char *slab_pointer(fam_task *t, const ksite *k, const char *repl)
  * workspace and counters passed after the output pointer. Returns 0 when
  * the kernel does not allow it (the edits are then incomplete: drop e). */
 static int slab_edits(fam_task *t, const ksite *k, tdx_src_node *L, tdx_src_node *stmt, tdx_src_node *out,
-                      tdx_src_node *tup, const char *x0, int l0, const char *x1, int l1, int ne, int split, fam_edits *e)
+                      const tdx_src_node *g, tdx_src_node *tup, const char *x0, int l0, const char *x1, int l1, int ne,
+                      int split, fam_edits *e)
 {
     int kw = 0;
     tdx_src_node *param = tdx_src_param(k->def, k->out), *sst = k->store->parent;
@@ -453,8 +454,8 @@ static int slab_edits(fam_task *t, const ksite *k, tdx_src_node *L, tdx_src_node
     const char *gname = named ? garg->name : "_tdx_grid";
     char *gdef = named ? "" : tdx_arena_printf(&t->arena, "_tdx_grid = (%.*s, %.*s, %d)\n%*s", l0, x0, l1, x1, split,
                                                stmt->col - 1, "");
-    tdx_src_node *g = grid_of(t, L); /* a lambda over the meta-parameters has no [0] */
-    if (!part || !mdef || !gdef || !g || g->kind == TDX_SRC_LAMBDA)
+    /* a lambda over the meta-parameters has no [0] */
+    if (!part || !mdef || !gdef || g->kind == TDX_SRC_LAMBDA)
         return 0;
     const char *tile = ne == 1 ? "tl.program_id(0)" : "tl.program_id(0) + tl.num_programs(0) * tl.program_id(1)";
     static const char *const combine[] = {"_tdx_red += %s", "_tdx_red += %s", "_tdx_red = tl.maximum(_tdx_red, %s)",
@@ -578,7 +579,7 @@ static tdx_status split_launch(fam_task *t, const ksite *k, tdx_src_node *L, tdx
         else
             fam_edit(t, &e, k->stop->end, k->stop->end, tdx_arena_printf(&t->arena, ", %s", nstep));
         if (slab) {
-            if (!slab_edits(t, k, L, stmt, out, tup, x0, (int)l0, x1, (int)l1, (int)ne, splits[si], &e))
+            if (!slab_edits(t, k, L, stmt, out, g, tup, x0, (int)l0, x1, (int)l1, (int)ne, splits[si], &e))
                 continue;
             char sum[256];
             tdx_src_node *var = tdx_src_kid(k->loop, TDX_SRC_R_TARGET);
