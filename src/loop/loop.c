@@ -191,9 +191,14 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
             *next_round = done < 1 ? 1 : done >= INT_MAX ? INT_MAX : (int)done + 1;
             r->res->rounds = *next_round - 1;
         } else if (strcmp(type, "confirm") == 0) {
-            json_t *fs = json_object_get(e, "final_s");
+            json_t *fs = json_object_get(e, "final_s"), *is = json_object_get(e, "initial_s");
             if (json_is_number(fs) && json_number_value(fs) > 0)
                 r->res->final_s = json_number_value(fs);
+            if (json_is_number(is) && json_number_value(is) > 0)
+                r->res->initial_s = json_number_value(is);
+            json_t *ifr = json_object_get(e, "initial_fraction");
+            if (json_is_number(ifr))
+                r->initial_fraction = json_number_value(ifr);
             json_t *fr = json_object_get(e, "fraction");
             if (json_is_number(fr))
                 r->last_fraction = json_number_value(fr);

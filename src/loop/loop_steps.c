@@ -170,14 +170,17 @@ tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const t
 /* The kept source timed side by side with the task as given at the end.
  * Each keep was timed against the best before it and the running time is
  * the product of those ratios, whose noise multiplies (one kernel read
- * 17.1, 18.7 and 19.5 ms in three timings of one run): the final time is
- * the initial times this one ratio. A timing spread over more than 3 % is
+ * 17.1, 18.7 and 19.5 ms in three timings of one run); the task's own
+ * first timing moves too (sum_all read 0.606 ms at the start of a run and
+ * 0.549 ms beside its result at the end). So this one timing is the run's
+ * result: the task's time and the result's, their ratio the speedup, and
+ * the roofline fractions from them. A timing spread over more than 3 % is
  * taken again and the narrower of the two decides (a launch whose host
  * path is as long as its kernel reads up to 34 % IQR while other
  * processes load the CPU). Faster beyond the spread: confirmed. Slower
  * beyond it: the task is the result (undone). Within it: inconclusive, the
- * chained time stands. A timing that fails leaves the chained time too;
- * the journal says which. */
+ * kept source stays, at the time it read here. A timing that fails leaves
+ * the chained time; the journal says which. */
 /* One timing of the result beside the task; an error when it failed or
  * gave no time. */
 static tdx_status time_beside_task(run *r, tdx_loop_timing *t)
@@ -223,19 +226,26 @@ tdx_status tdx_loop__confirm(run *r)
     double spread = t.base_iqr_s > t.cand_iqr_s ? t.base_iqr_s : t.cand_iqr_s;
     int confirmed = tdx_loop__faster(&t);
     int reverted = !confirmed && t.cand_median_s > t.base_median_s + spread;
-    if (confirmed) {
-        res->final_s = res->initial_s * (t.cand_median_s / t.base_median_s);
+    /* the fraction is the floor over the time: the task's at its time here */
+    double base_fraction = t.fraction >= 0 ? t.fraction * t.cand_median_s / t.base_median_s : r->initial_fraction;
+    json_object_set_new(e, "start_initial_s", json_real(res->initial_s));
+    res->initial_s = t.base_median_s;
+    r->initial_fraction = base_fraction;
+    if (reverted) {
+        res->final_s = t.base_median_s;
+        res->final_fraction = base_fraction;
+    } else {
+        res->final_s = t.cand_median_s;
         if (t.fraction >= 0)
             res->final_fraction = t.fraction;
-    } else if (reverted) {
-        res->final_s = res->initial_s;
-        res->final_fraction = r->initial_fraction;
     }
     res->reverted = reverted;
     json_object_set_new(e, "timing", tdx_loop__timing_json(&t));
     json_object_set_new(e, "outcome", json_string(confirmed  ? "faster"
                                                   : reverted ? "slower"
                                                              : "inconclusive"));
+    json_object_set_new(e, "initial_s", json_real(res->initial_s));
+    json_object_set_new(e, "initial_fraction", json_real(base_fraction));
     json_object_set_new(e, "final_s", json_real(res->final_s));
     json_object_set_new(e, "fraction", json_real(res->final_fraction));
     json_object_set_new(e, "reverted", json_boolean(reverted));

@@ -409,9 +409,13 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
                 r->decided_level = (int)inum(e, "decided_level", -1);
         } else if (strcmp(t, "confirm") == 0) {
             /* the result timed side by side with the task at the end: this is its time */
-            double fs = num(e, "final_s", 0);
+            double fs = num(e, "final_s", 0), is = num(e, "initial_s", 0), ifr = num(e, "initial_fraction", -1);
             if (fs > 0)
                 op->final_s = fs;
+            if (is > 0)
+                op->initial_s = is;
+            if (ifr >= 0)
+                op->base_fraction = ifr;
             double fr = num(e, "fraction", -1);
             if (fr >= 0)
                 op->final_fraction = fr;

@@ -49,6 +49,9 @@ static int crash_on_time = 0;
  * round's timings; side by side with the task (the confirm) the kept source
  * reads confirm_scale times its time. */
 static double base_bias = 1.0, confirm_scale = 1.0;
+/* the task's own first timing (the baseline, no candidate) reads this
+ * times its time */
+static double start_scale = 1.0;
 static int confirms = 0;
 static int noisy_confirms = 0; /* this many confirms read even, with a 10 % IQR */
 /* this many candidate timings (not confirms) read noisy_ratio times the
@@ -80,7 +83,7 @@ static tdx_status fx_time(void *ud, const char *task_path, const char *base, con
         _exit(9); /* the process dies mid-round */
     int confirm = cand && strcmp(base, task) == 0;
     confirms += confirm;
-    t->base_median_s = fake_time(base) * (confirm || !cand ? 1.0 : base_bias);
+    t->base_median_s = fake_time(base) * (confirm ? 1.0 : !cand ? start_scale : base_bias);
     t->base_iqr_s = 0.02 * t->base_median_s;
     t->cand_median_s = cand ? fake_time(cand) * (confirm ? confirm_scale : 1.0) : 0;
     t->cand_iqr_s = cand ? 0.02 * t->cand_median_s : 0;
@@ -150,7 +153,7 @@ static tdx_status fx_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *
 static int setup(void **state)
 {
     (void)state;
-    base_bias = confirm_scale = 1.0;
+    base_bias = confirm_scale = start_scale = 1.0;
     confirms = noisy_confirms = noisy_cands = 0;
     noisy_ratio = 0.95;
     snprintf(dir, sizeof dir, "/tmp/tdx_loop_%ld", (long)getpid());

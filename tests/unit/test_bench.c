@@ -127,15 +127,18 @@ static void one_row_per_task(void **state)
 
 /* The kept families and levels come from the journal's keeps; a confirm
  * that undid them (the result not faster than the task side by side)
- * leaves none. The tolerances: the baseline's, and the last keep's. */
+ * leaves none. The tolerances: the baseline's, and the last keep's. The
+ * roofline fraction before: the baseline's, or the task's beside its
+ * result at the end where the confirm has it. */
 static void kept_families_from_the_journal(void **state)
 {
     (void)state;
     static const char *const tails[] = {"", ", {\"type\": \"confirm\", \"reverted\": false}",
-                                        ", {\"type\": \"confirm\", \"reverted\": true}"};
-    static const char *const fams[] = {"retune,split-k", "retune,split-k", ""};
-    static const char *const levels[] = {"0,-", "0,-", ""};
-    for (int i = 0; i < 3; i++) {
+                                        ", {\"type\": \"confirm\", \"reverted\": true}",
+                                        ", {\"type\": \"confirm\", \"reverted\": false, \"initial_fraction\": 0.3}"};
+    static const char *const fams[] = {"retune,split-k", "retune,split-k", "", "retune,split-k"};
+    static const char *const levels[] = {"0,-", "0,-", "", "0,-"};
+    for (int i = 0; i < 4; i++) {
         char text[1024];
         snprintf(text, sizeof text,
                  "[{\"type\": \"baseline\", \"fraction\": 0.25, \"tolerance\": 1e-5},"
@@ -154,7 +157,7 @@ static void kept_families_from_the_journal(void **state)
         assert_string_equal(w.families, fams[i]);
         assert_string_equal(w.levels, levels[i]);
         assert_int_equal(w.kept, i == 2 ? 0 : 2);
-        assert_true(fabs(w.fraction_before - 0.25) < 1e-12);
+        assert_true(fabs(w.fraction_before - (i == 3 ? 0.3 : 0.25)) < 1e-12);
         assert_true(fabs(w.tolerance_before - 1e-5) < 1e-15);
         assert_true(fabs(w.tolerance_after - (i == 2 ? 0 : 1e-3)) < 1e-15);
         assert_int_equal(tdx_bench_looser(&w), i != 2);

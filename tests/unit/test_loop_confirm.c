@@ -1,7 +1,8 @@
 /* The optimize loop's end: the kept source timed once more side by side
- * with the task (confirmed, undone when slower, the chained time kept when
- * inconclusive), a noisy timing taken again, there and for a candidate that
- * read faster within its spread (loop_fixture.h's fake device). */
+ * with the task (confirmed, undone when slower, kept when inconclusive; the
+ * times of that timing the run's result), a noisy timing taken again, there
+ * and for a candidate that read faster within its spread (loop_fixture.h's
+ * fake device). */
 #include <math.h>
 
 #include "loop_fixture.h"
@@ -118,9 +119,9 @@ static void a_result_slower_than_the_task_is_undone(void **state)
 }
 
 /* Side by side with the task, the result reads even (within the spread):
- * neither faster nor slower, so the chained time stands and the result is
- * kept; the journal says "inconclusive". */
-static void an_inconclusive_confirm_keeps_the_chained_time(void **state)
+ * neither faster nor slower, so the result is kept at the time it read
+ * there, beside the task's; the journal says "inconclusive". */
+static void an_inconclusive_confirm_reports_the_times_side_by_side(void **state)
 {
     (void)state;
     confirm_scale = 10.0; /* the kept 1 ms reads 10 ms beside the task's 10 ms */
@@ -129,7 +130,8 @@ static void an_inconclusive_confirm_keeps_the_chained_time(void **state)
     run_to_end(&o, &res);
     assert_int_equal(res.reverted, 0);
     assert_int_equal(confirms, 1);
-    assert_true(fabs(res.final_s - 1e-3) < 1e-9);
+    assert_true(fabs(res.final_s - 10e-3) < 1e-9);
+    assert_true(fabs(res.initial_s - 10e-3) < 1e-9);
     char *best;
     size_t blen;
     assert_int_equal(tdx_file_read(out, 1 << 20, &best, &blen), TDX_OK);
@@ -138,6 +140,40 @@ static void an_inconclusive_confirm_keeps_the_chained_time(void **state)
     json_t *c = entries_of("confirm");
     assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "outcome")), "inconclusive");
     json_decref(c);
+}
+
+/* The task's own first timing read 10 % slow (11 ms for 10): the run's
+ * result is the one timing side by side at the end, the task's time and
+ * the result's from it, the speedup their ratio and the task's roofline
+ * fraction at its time there; the first reading stays in the journal. A
+ * resumed (finished) run reports the same. */
+static void the_task_is_timed_again_beside_the_result(void **state)
+{
+    (void)state;
+    start_scale = 1.1;
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    run_to_end(&o, &res);
+    assert_int_equal(confirms, 1);
+    double truth = fake_time(out);
+    json_t *c = entries_of("confirm");
+    json_t *e = json_array_get(c, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "outcome")), "faster");
+    assert_true(fabs(json_number_value(json_object_get(e, "start_initial_s")) - 11e-3) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(e, "initial_s")) - 10e-3) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(e, "initial_fraction")) - 0.1) < 1e-9);
+    json_decref(c);
+    for (int resumed = 0; resumed < 2; resumed++) {
+        assert_true(fabs(res.initial_s - 10e-3) < 1e-9);
+        assert_true(fabs(res.final_s - truth) < 1e-9);
+        assert_true(fabs(res.final_fraction - 1e-3 / truth) < 1e-9);
+        json_t *s = entries_of("stop");
+        assert_true(fabs(json_number_value(json_object_get(json_array_get(s, 0), "initial_median_s")) - 10e-3) < 1e-9);
+        json_decref(s);
+        o.resume = 1;
+        run_to_end(&o, &res);
+        assert_int_equal(confirms, 1);
+    }
 }
 
 /* A confirm timing spread over more than 3 % is taken again; the narrower
@@ -192,7 +228,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(the_result_is_timed_side_by_side_with_the_task, setup, teardown),
         cmocka_unit_test_setup_teardown(a_result_slower_than_the_task_is_undone, setup, teardown),
-        cmocka_unit_test_setup_teardown(an_inconclusive_confirm_keeps_the_chained_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_inconclusive_confirm_reports_the_times_side_by_side, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_task_is_timed_again_beside_the_result, setup, teardown),
         cmocka_unit_test_setup_teardown(a_noisy_confirm_is_taken_again, setup, teardown),
         cmocka_unit_test_setup_teardown(a_noisy_faster_candidate_is_timed_again, setup, teardown),
     };

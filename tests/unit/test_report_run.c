@@ -442,8 +442,9 @@ static void test_against_round_best(void **s)
     remove_run(dir);
 }
 
-/* The end's side-by-side timing is the run's final time; one that undid the
- * kept source says so in a note and leaves the task's time. */
+/* The end's side-by-side timing is the run's final time (and, where the
+ * journal has it, the task's time and roofline fraction there); one that
+ * undid the kept source says so in a note and leaves the task's time. */
 static void test_confirm_sets_the_final_time(void **s)
 {
     (void)s;
@@ -451,9 +452,12 @@ static void test_confirm_sets_the_final_time(void **s)
         "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.0005,\"fraction\":0.8,"
         "\"outcome\":\"faster\",\"reverted\":false,\"seq\":8}\n",
         "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.001,\"fraction\":0.5,"
-        "\"outcome\":\"slower\",\"reverted\":true,\"seq\":8}\n"};
-    static const double final_s[] = {0.0005, 0.001}, fraction[] = {0.8, 0.5};
-    for (int i = 0; i < 2; i++) {
+        "\"outcome\":\"slower\",\"reverted\":true,\"seq\":8}\n",
+        "{\"type\":\"confirm\",\"chained_final_s\":0.0004,\"final_s\":0.0005,\"fraction\":0.8,"
+        "\"initial_s\":0.0009,\"initial_fraction\":0.444,\"start_initial_s\":0.001,"
+        "\"outcome\":\"faster\",\"reverted\":false,\"seq\":8}\n"};
+    static const double final_s[] = {0.0005, 0.001, 0.0005}, fraction[] = {0.8, 0.5, 0.8};
+    for (int i = 0; i < 3; i++) {
         char journal[4096];
         size_t n = strlen(stacked) - strlen(strstr(stacked, "{\"type\":\"stop\""));
         snprintf(journal, sizeof journal, "%.*s%s{\"type\":\"stop\",\"reason\":\"round limit reached\",\"seq\":9}\n",
@@ -463,15 +467,18 @@ static void test_confirm_sets_the_final_time(void **s)
         tdx_rep_model *m = load_ok(dir);
         assert_true(fabs(m->opt.final_s - final_s[i]) < 1e-12);
         assert_true(fabs(m->opt.final_fraction - fraction[i]) < 1e-12);
+        assert_true(fabs(m->opt.initial_s - (i == 2 ? 0.0009 : 0.001)) < 1e-12);
+        if (i == 2)
+            assert_true(fabs(m->opt.base_fraction - 0.444) < 1e-12);
         int said = 0;
         for (size_t k = 0; k < m->nnotes; k++)
             said += strstr(m->notes[k], "the result is the task as given") != NULL;
-        assert_int_equal(said, i);
-        assert_string_equal(m->opt.confirm_outcome, i ? "slower" : "faster");
+        assert_int_equal(said, i == 1);
+        assert_string_equal(m->opt.confirm_outcome, i == 1 ? "slower" : "faster");
         tdx_buf b;
         tdx_buf_init(&b, 0);
         assert_int_equal(tdx_rep_run_md(m, &b), TDX_OK);
-        assert_non_null(strstr(tdx_buf_str(&b), i ? "| beside the task at the end | slower (the rounds' ratios chained: 400"
+        assert_non_null(strstr(tdx_buf_str(&b), i == 1 ? "| beside the task at the end | slower (the rounds' ratios chained: 400"
                                                   : "| beside the task at the end | faster (the rounds' ratios chained: 400"));
         tdx_buf_reset(&b);
         assert_int_equal(tdx_rep_run_html(m, &b), TDX_OK);
