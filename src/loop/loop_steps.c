@@ -1,6 +1,7 @@
 /* The steps a round takes after its candidates -- a stack of its two
  * winners, a follow-up or a search on its best -- and the end's timing of
  * the result side by side with the task (loop_int.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,14 +173,15 @@ tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const t
  * the product of those ratios, whose noise multiplies (one kernel read
  * 17.1, 18.7 and 19.5 ms in three timings of one run); the task's own
  * first timing moves too (sum_all read 0.606 ms at the start of a run and
- * 0.549 ms beside its result at the end). So this one timing is the run's
- * result: the task's time and the result's, their ratio the speedup, and
- * the roofline fractions from them. A timing spread over more than 3 % is
+ * 0.549 ms beside its result at the end; attention_causal 1.203 and
+ * 1.267). So the task's time is the geometric mean of its two timings, the
+ * result's that times the ratio read here (the speedup), and the roofline
+ * fractions are at those times. A timing spread over more than 3 % is
  * taken again and the narrower of the two decides (a launch whose host
  * path is as long as its kernel reads up to 34 % IQR while other
  * processes load the CPU). Faster beyond the spread: confirmed. Slower
  * beyond it: the task is the result (undone). Within it: inconclusive, the
- * kept source stays, at the time it read here. A timing that fails leaves
+ * kept source stays, at the ratio it read here. A timing that fails leaves
  * the chained time; the journal says which. */
 /* One timing of the result beside the task; an error when it failed or
  * gave no time. */
@@ -226,26 +228,25 @@ tdx_status tdx_loop__confirm(run *r)
     double spread = t.base_iqr_s > t.cand_iqr_s ? t.base_iqr_s : t.cand_iqr_s;
     int confirmed = tdx_loop__faster(&t);
     int reverted = !confirmed && t.cand_median_s > t.base_median_s + spread;
-    /* the fraction is the floor over the time: the task's at its time here */
-    double base_fraction = t.fraction >= 0 ? t.fraction * t.cand_median_s / t.base_median_s : r->initial_fraction;
-    json_object_set_new(e, "start_initial_s", json_real(res->initial_s));
-    res->initial_s = t.base_median_s;
-    r->initial_fraction = base_fraction;
-    if (reverted) {
-        res->final_s = t.base_median_s;
-        res->final_fraction = base_fraction;
-    } else {
-        res->final_s = t.cand_median_s;
-        if (t.fraction >= 0)
-            res->final_fraction = t.fraction;
-    }
+    /* the task's time: the geometric mean of its timings at the start and
+     * here; the result's: that times the ratio read here. A fraction is the
+     * floor over a time. */
+    double start_s = res->initial_s;
+    double task_s = start_s > 0 ? sqrt(start_s * t.base_median_s) : t.base_median_s;
+    double floor_s = t.fraction >= 0 ? t.fraction * t.cand_median_s : -1;
+    json_object_set_new(e, "start_initial_s", json_real(start_s));
+    res->initial_s = task_s;
+    if (floor_s > 0)
+        r->initial_fraction = floor_s / task_s;
+    res->final_s = reverted ? task_s : task_s * (t.cand_median_s / t.base_median_s);
+    res->final_fraction = floor_s > 0 ? floor_s / res->final_s : reverted ? r->initial_fraction : res->final_fraction;
     res->reverted = reverted;
     json_object_set_new(e, "timing", tdx_loop__timing_json(&t));
     json_object_set_new(e, "outcome", json_string(confirmed  ? "faster"
                                                   : reverted ? "slower"
                                                              : "inconclusive"));
     json_object_set_new(e, "initial_s", json_real(res->initial_s));
-    json_object_set_new(e, "initial_fraction", json_real(base_fraction));
+    json_object_set_new(e, "initial_fraction", json_real(r->initial_fraction));
     json_object_set_new(e, "final_s", json_real(res->final_s));
     json_object_set_new(e, "fraction", json_real(res->final_fraction));
     json_object_set_new(e, "reverted", json_boolean(reverted));
