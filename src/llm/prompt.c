@@ -55,6 +55,8 @@ static const struct {
                        "<= 1.5e-7) instead of tl.math.erf's libdevice erff"},
     {"reverse-pass", "walk the last pass over a row (or group) from its last block down, so it first reads "
                      "the blocks the earlier pass read last, which L2 still holds"},
+    {"heavy-first", "count the program id of the grid axis whose programs' loop grows with it down "
+                    "(P = tl.num_programs(A) - 1 - tl.program_id(A)), so the longest programs start first"},
     {"autotune", "wrap the kernel in @triton.autotune over a few block sizes, num_warps and num_stages"},
     {"coalesce", "re-tile so consecutive threads touch consecutive addresses on the contiguous axis"},
     {"exp2", "use exp2 with a folded log2(e) scale instead of exp (x * log2(e) - m[:, None] * log2(e): one "

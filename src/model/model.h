@@ -367,6 +367,44 @@ int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop);
  * no tl.dot. Fills out[0, max) and returns how many there are. */
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max);
 
+/* A running arg-max over the tiles of a loop, four statements of its body:
+ *
+ *     M = tl.max(X, axis=0)                the tile's maximum
+ *     I = tl.argmax(X, axis=0) + V         its first lane, plus the tile's start
+ *     BI = tl.where(M > B, I, BI)          strictly greater: an earlier tile keeps it
+ *     B = tl.maximum(M, B)
+ *
+ * (tl.min, tl.argmin, M < B and tl.minimum for the arg-min). After the loop
+ * BI is the first index of the maximum of all the tiles when that exceeds
+ * B's value before the loop, else BI's; B is the larger of the two. Kept
+ * per lane instead -- the best value, and the index where the lane first
+ * reached it -- the loop pays no reduction: the first index among the lanes
+ * that hold the maximum is the same one. For inputs without NaN. */
+typedef struct tdx_km_argdeferred {
+    int is_min;                   /* the arg-min */
+    const tdx_km_op *op;          /* the tl.argmax / tl.argmin */
+    const tdx_src_node *loop;     /* the FOR whose body holds the four statements */
+    const tdx_src_node *red, *arg, *pick, *fold; /* M = ..., I = ..., BI = ..., B = ... */
+    const char *x, *best, *best_idx, *var;       /* X, B, BI, V */
+    const char *index;            /* a name that holds V + tl.arange(0, S) at pick, or NULL */
+    const tdx_src_node *size;     /* S, the tile's lanes: an int literal or a constexpr parameter */
+} tdx_km_argdeferred;
+
+/* The running arg-maxes and arg-mins of kernel k (source order) whose
+ * deferred form computes what they compute: X is a name bound once in k,
+ * by a statement of the loop's body before the two reductions, to a 1-D
+ * tile of S lanes (S known before the loop, the reductions over axis 0, -1
+ * or None with no other argument); V the loop's variable, bound nowhere
+ * in its body, the loop `for V in range(lo, hi, S)` (or tl.range) with no
+ * else and no tl.dot, so that tile after tile the indices grow; the pick
+ * after both reductions and before the fold, which is tl.maximum(M, B) or
+ * tl.maximum(B, M) with no keyword; M and I read nowhere else in k, B and
+ * BI nowhere else in the loop; B bound only before the loop, to a float
+ * that is no NaN (-float("inf"), a float literal ...), and by the fold; X,
+ * M, I, B, BI and V different names; each statement alone on its lines.
+ * Fills out[0, max) and returns how many there are. */
+size_t tdx_km_argdeferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_argdeferred *out, size_t max);
+
 /* ---- atomics ordered for nothing (model_atomic.c) ---- */
 enum { TDX_KM_ATOMIC_MAX = 16 };
 /* The tl.atomic_add / max / min / and / or / xor calls of kernel def that
@@ -420,6 +458,23 @@ typedef struct tdx_km_rev {
 
 /* Fills out[0, max) with kernel def's such loops; returns how many. */
 size_t tdx_km_reversible(const tdx_src_module *m, const tdx_src_node *def, tdx_km_rev *out, size_t max);
+
+/* ---- programs whose work grows with their id (model_heavy.c) ---- */
+/* A kernel that binds P = tl.program_id(A) once (and reads tl.program_id(A)
+ * nowhere else) and has a top-level loop `for V in range(LO, HI[, STEP])`
+ * whose LO and STEP do not depend on P and whose HI does not decrease as P
+ * grows and depends on it (through names bound once: the trip count of a
+ * causal attention's key loop, (pid_m + 1) * BLOCK_M). CTAs start in
+ * program-id order, so the longest programs start last. */
+typedef struct tdx_km_heavy {
+    const tdx_src_node *pid;   /* the tl.program_id(A) call of P's binding */
+    const char *var;           /* P */
+    long long axis;            /* A */
+    const tdx_src_node *loop;  /* the first such loop */
+} tdx_km_heavy;
+
+/* Non-zero when kernel def is such a kernel; fills *out. */
+int tdx_km_heavy_last(const tdx_src_module *m, const tdx_src_node *def, tdx_km_heavy *out);
 
 /* ---- outer products accumulated over a reduction loop (model_dotacc.c) ---- */
 /* `ACC += X * Y` in a loop over a reduction index V, X an [R, 1] column and

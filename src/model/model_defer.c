@@ -13,6 +13,11 @@
  * maximum) per element in registers, and the one cross-warp reduction
  * follows the loop -- the form torch Inductor emits for looped reductions.
  *
+ * A running arg-max pays two such reductions an iteration (tl.max and
+ * tl.argmax); its deferred form keeps, per lane, the best value and the
+ * index where it first came, and finds the first index of the maximum
+ * among the lanes after the loop (tdx_km_argdeferrable).
+ *
  * The statements are recognised here, from the syntax tree and the folded
  * reduction inputs, so that the defer-reduction family (which rewrites them)
  * and rule TDX021 (which reports them) see the same ones. */
@@ -304,6 +309,243 @@ size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_de
         }
         if (ok)
             out[n++] = d;
+    }
+    return n;
+}
+
+/* ---- the running arg-max ---------------------------------------------- */
+
+/* The value of `T = value`, a plain name the only target (its name into
+ * *target); NULL for any other statement. */
+static const tdx_src_node *plain_assign(const tdx_src_node *s, const char **target)
+{
+    const tdx_src_node *tg = s && s->kind == TDX_SRC_ASSIGN ? tdx_src_kid(s, TDX_SRC_R_TARGET) : NULL;
+    if (!tg || !tdx_src_is_name(tg, NULL) || tdx_src_next(s, TDX_SRC_R_TARGET, tg))
+        return NULL;
+    *target = tg->name;
+    return tdx_src_kid(s, TDX_SRC_R_VALUE);
+}
+
+/* Non-zero when statement s has its lines to itself: only blanks before it
+ * on its first line, only blanks and maybe a comment after it on its last,
+ * so that the line can go or be replaced whole. */
+static int own_lines(const tdx_src_module *m, const tdx_src_node *s)
+{
+    if (!starts_line(m, s))
+        return 0;
+    for (size_t p = s->end; p < m->len && m->src[p] != '\n' && m->src[p] != '#'; p++)
+        if (m->src[p] != ' ' && m->src[p] != '\t' && m->src[p] != '\r')
+            return 0;
+    return 1;
+}
+
+/* Non-zero when s[0, l) is word in any case. */
+static int same_word(const char *s, size_t l, const char *word)
+{
+    if (l != strlen(word))
+        return 0;
+    for (size_t i = 0; i < l; i++)
+        if ((s[i] | 0x20) != word[i])
+            return 0;
+    return 1;
+}
+
+/* A float that is no NaN, maybe negated: a float literal, or float("inf")
+ * / float("-inf") / float("infinity") in any case. A NaN compares false
+ * with everything, and tl.maximum (maxnum) would replace it with the first
+ * block's maximum, so the running best must never start as one. */
+static int ordered_float(const tdx_src_module *m, const tdx_src_node *e)
+{
+    if (e && e->kind == TDX_SRC_UNARYOP && (e->op == TDX_OP_MINUS || e->op == TDX_OP_PLUS))
+        e = tdx_src_kid(e, TDX_SRC_R_OPERAND);
+    if (!e || !float_atom(m, e))
+        return 0;
+    if (e->kind == TDX_SRC_NUMBER)
+        return 1;
+    size_t l;
+    const char *s = tdx_src_text(m, tdx_src_call_arg(e, 0), &l);
+    if (l < 2 || (s[0] != '"' && s[0] != '\'') || s[l - 1] != s[0])
+        return 0; /* a prefix (r"inf") or adjacent literals */
+    s++;
+    l -= 2;
+    if (l && (s[0] == '+' || s[0] == '-')) {
+        s++;
+        l--;
+    }
+    return same_word(s, l, "inf") || same_word(s, l, "infinity");
+}
+
+/* Non-zero when loop is `for V in range(lo, hi, S)` (or tl.range with any
+ * keywords), S written as size is: the iterations take the tiles one after
+ * another, each starting S past the last. */
+static int steps_by(const tdx_src_module *m, const tdx_src_node *loop, const tdx_src_node *size)
+{
+    const tdx_src_node *it = tdx_src_kid(loop, TDX_SRC_R_ITER), *fn = tdx_src_call_func(it);
+    if (!fn || tdx_src_call_nargs(it) != 3 ||
+        !(tdx_src_is_dotted(fn, "tl.range") || (tdx_src_is_dotted(fn, "range") && !tdx_src_kid(it, TDX_SRC_R_KEYWORD))))
+        return 0;
+    const tdx_src_node *step = tdx_src_call_arg(it, 2);
+    return step->kind != TDX_SRC_STARRED && tdx_src_same_text(m, step, size);
+}
+
+/* A call fn(args) of n positional arguments and no keyword. */
+static int call_of(const tdx_src_node *e, const char *fn, size_t n)
+{
+    return e && tdx_src_is_dotted(tdx_src_call_func(e), fn) && tdx_src_call_nargs(e) == n &&
+           !tdx_src_kid(e, TDX_SRC_R_KEYWORD);
+}
+
+/* A name bound once in def, by a statement of the loop's body before
+ * `before`, to V + tl.arange(0, S) (either order, S written as size is):
+ * each lane's index in the iteration's tile; NULL when there is none. */
+static const char *lane_index(const tdx_src_module *m, const tdx_src_node *def, const tdx_src_node *loop,
+                              const char *var, const tdx_src_node *size, const tdx_src_node *before)
+{
+    for (const tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s && s->start < before->start;
+         s = tdx_src_next(loop, TDX_SRC_R_BODY, s)) {
+        const char *nm = NULL;
+        const tdx_src_node *v = plain_assign(s, &nm);
+        if (!v || v->kind != TDX_SRC_BINOP || v->op != TDX_OP_PLUS || tdx_src_count_bindings(def, nm) != 1)
+            continue;
+        const tdx_src_node *l = tdx_src_kid(v, TDX_SRC_R_LEFT), *r = tdx_src_kid(v, TDX_SRC_R_RIGHT);
+        const tdx_src_node *ar = tdx_src_is_name(l, var) ? r : tdx_src_is_name(r, var) ? l : NULL;
+        long long lo;
+        if (call_of(ar, "tl.arange", 2) && tdx_src_int_value(m, tdx_src_call_arg(ar, 0), &lo) == TDX_OK && lo == 0 &&
+            tdx_src_same_text(m, tdx_src_call_arg(ar, 1), size))
+            return nm;
+    }
+    return NULL;
+}
+
+/* The statement of the loop's body, before `before` (NULL: anywhere),
+ * `target = value` for that target, whose value is a call of fn; NULL when
+ * there is none. */
+static const tdx_src_node *body_assign(const tdx_src_node *loop, const char *target, const char *fn,
+                                       const tdx_src_node *before)
+{
+    for (const tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s && (!before || s->start < before->start);
+         s = tdx_src_next(loop, TDX_SRC_R_BODY, s)) {
+        const char *nm = NULL;
+        const tdx_src_node *v = plain_assign(s, &nm);
+        if (v && strcmp(nm, target) == 0 && tdx_src_is_dotted(tdx_src_call_func(v), fn))
+            return s;
+    }
+    return NULL;
+}
+
+/* The statement `BI = tl.where(M > B, I, BI)` of the loop's body after
+ * `after` (M < B for the arg-min; the comparison either way round), with
+ * *mx = M, *best = B and *best_idx = BI. */
+static const tdx_src_node *pick_stmt(const tdx_src_node *loop, const tdx_src_node *after, const char *idx,
+                                     int is_min, const char **mx, const char **best, const char **best_idx)
+{
+    for (const tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, after); s;
+         s = tdx_src_next(loop, TDX_SRC_R_BODY, s)) {
+        const tdx_src_node *w = plain_assign(s, best_idx);
+        if (!call_of(w, "tl.where", 3) || !tdx_src_is_name(tdx_src_call_arg(w, 1), idx) ||
+            !tdx_src_is_name(tdx_src_call_arg(w, 2), *best_idx))
+            continue;
+        const tdx_src_node *c = tdx_src_call_arg(w, 0);
+        if (c->kind != TDX_SRC_COMPARE || c->nkids != 2 || !tdx_src_is_name(c->kids[0], NULL) ||
+            !tdx_src_is_name(c->kids[1], NULL))
+            return NULL;
+        /* M > B, B < M for the maximum; M < B, B > M for the minimum */
+        int first_is_m = c->ops[0] == (is_min ? TDX_OP_LT : TDX_OP_GT);
+        if (!first_is_m && c->ops[0] != (is_min ? TDX_OP_GT : TDX_OP_LT))
+            return NULL;
+        *mx = c->kids[first_is_m ? 0 : 1]->name;
+        *best = c->kids[first_is_m ? 1 : 0]->name;
+        return s;
+    }
+    return NULL;
+}
+
+/* Non-zero when the strings are all different. */
+static int distinct(const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(v[i], v[j]) == 0)
+                return 0;
+    return 1;
+}
+
+/* The running arg-max (arg-min) whose index is op's, when it has the form
+ * tdx_km_argdeferrable describes; fills *a. */
+static int arg_running(const tdx_src_module *m, const tdx_km_kernel *k, const tdx_km_op *op, tdx_km_argdeferred *a)
+{
+    const tdx_src_node *call = op->call, *fn = tdx_src_call_func(call);
+    int is_min = tdx_src_is_dotted(fn, "tl.argmin");
+    if (!is_min && !tdx_src_is_dotted(fn, "tl.argmax"))
+        return 0;
+    /* I = tl.argmax(X, axis=0) + V, V the loop's variable */
+    const tdx_src_node *plus = call->parent, *arg = plus ? plus->parent : NULL;
+    const char *idx = NULL;
+    if (!plus || plus->kind != TDX_SRC_BINOP || plus->op != TDX_OP_PLUS || plain_assign(arg, &idx) != plus ||
+        arg->role != TDX_SRC_R_BODY)
+        return 0;
+    const tdx_src_node *l = tdx_src_kid(plus, TDX_SRC_R_LEFT), *r = tdx_src_kid(plus, TDX_SRC_R_RIGHT);
+    const tdx_src_node *vn = l == call ? r : l, *loop = arg->parent;
+    const tdx_src_node *tg = loop ? tdx_src_kid(loop, TDX_SRC_R_TARGET) : NULL;
+    if (!loop || loop->kind != TDX_SRC_FOR || tdx_src_kid(loop, TDX_SRC_R_ORELSE) || enclosing_def(loop) != k->def ||
+        !starts_line(m, loop) || tdx_km_loop_has_dot(k, loop) || !tdx_src_is_name(tg, NULL) ||
+        !tdx_src_is_name(vn, tg->name) || tdx_src_count_bindings(loop, tg->name) != 1)
+        return 0;
+    /* X a 1-D tile of S lanes, S the loop's step */
+    const tdx_src_node *x = tdx_src_call_arg(call, 0), *size = op->input.axis[0].size;
+    if (!tdx_src_is_name(x, NULL) || op->input.rank != 1 || !reduces_all(m, call, 1) || !known_size(m, k, size) ||
+        !steps_by(m, loop, size))
+        return 0;
+    const char *mx = NULL, *best = NULL, *best_idx = NULL;
+    const tdx_src_node *pick = pick_stmt(loop, arg, idx, is_min, &mx, &best, &best_idx);
+    const tdx_src_node *red = pick ? body_assign(loop, mx, is_min ? "tl.min" : "tl.max", pick) : NULL;
+    const tdx_src_node *fold = pick ? body_assign(loop, best, is_min ? "tl.minimum" : "tl.maximum", NULL) : NULL;
+    const tdx_src_node *rv = red ? tdx_src_kid(red, TDX_SRC_R_VALUE) : NULL;
+    const tdx_src_node *fv = fold ? tdx_src_kid(fold, TDX_SRC_R_VALUE) : NULL;
+    if (!rv || !fv || fold->start < pick->start || !tdx_src_is_name(tdx_src_call_arg(rv, 0), x->name) ||
+        !reduces_all(m, rv, 1) || !call_of(fv, is_min ? "tl.minimum" : "tl.maximum", 2))
+        return 0;
+    const tdx_src_node *f0 = tdx_src_call_arg(fv, 0), *f1 = tdx_src_call_arg(fv, 1);
+    if (!((tdx_src_is_name(f0, mx) && tdx_src_is_name(f1, best)) ||
+          (tdx_src_is_name(f0, best) && tdx_src_is_name(f1, mx))))
+        return 0;
+    const char *names[] = {x->name, mx, idx, best, best_idx, tg->name};
+    if (!distinct(names, sizeof names / sizeof names[0]))
+        return 0;
+    /* M and I are read only by the where and the fold; B and BI nowhere else
+     * in the loop; B starts as an ordered float and is bound nowhere else */
+    int found = 0;
+    const tdx_src_node *init = tdx_km_binding_of(k->def, best, loop, &found);
+    if (tdx_src_count_name(k->def, mx) != 3 || tdx_src_count_name(k->def, idx) != 2 ||
+        tdx_src_count_name(loop, best) != 3 || tdx_src_count_name(loop, best_idx) != 2 ||
+        tdx_src_count_bindings(k->def, best) != 2 || !found || !ordered_float(m, init))
+        return 0;
+    /* X is bound once in the kernel, by a statement of the loop's body
+     * before both reductions: the pick sees the tile they reduced */
+    const tdx_src_node *first = red->start < arg->start ? red : arg, *xv = NULL;
+    for (const tdx_src_node *s = tdx_src_next(loop, TDX_SRC_R_BODY, NULL); s && s->start < first->start && !xv;
+         s = tdx_src_next(loop, TDX_SRC_R_BODY, s)) {
+        const char *nm = NULL;
+        const tdx_src_node *v = plain_assign(s, &nm);
+        xv = v && strcmp(nm, x->name) == 0 ? v : NULL;
+    }
+    if (!xv || reshapes(xv) || tdx_src_count_bindings(k->def, x->name) != 1 || !own_lines(m, red) ||
+        !own_lines(m, arg) || !own_lines(m, pick) || !own_lines(m, fold))
+        return 0;
+    *a = (tdx_km_argdeferred){is_min, op, loop, red, arg, pick, fold, x->name, best, best_idx, tg->name,
+                              lane_index(m, k->def, loop, tg->name, size, pick), size};
+    return 1;
+}
+
+size_t tdx_km_argdeferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_argdeferred *out, size_t max)
+{
+    size_t n = 0;
+    if (!f || !k || k->is_helper)
+        return 0;
+    for (size_t i = 0; i < k->ops.len && n < max; i++) {
+        const tdx_km_op *op = k->ops.items[i];
+        if (op->kind == TDX_KM_OP_REDUCE && op->call && arg_running(f->mod, k, op, &out[n]))
+            n++;
     }
     return n;
 }

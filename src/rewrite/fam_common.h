@@ -160,7 +160,9 @@ tdx_status fam_autotune(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* ---- defer-reduction (fam_defer.c) ---- */
 /* A loop statement that reduces each iteration's tile into a float scalar
  * (tdx_km_deferrable) keeps an elementwise fp32 accumulator of the tile's
- * shape instead, reduced once after the loop. */
+ * shape instead, reduced once after the loop; a running arg-max
+ * (tdx_km_argdeferrable) keeps the best value and its first index per
+ * lane. */
 tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 /* ---- relax-atomics (fam_atomic.c) ---- */
@@ -192,6 +194,7 @@ tdx_status fam_erf_polynomial(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 /* The last pass over a range an earlier pass read (tdx_km_reversible)
  * walked from its last block down. */
 tdx_status fam_reverse_pass(fam_task *t, tdx_rw_emit_fn emit, void *ud);
+tdx_status fam_heavy_first(fam_task *t, tdx_rw_emit_fn emit, void *ud);
 
 /* ---- dot-accumulate (fam_dotacc.c) ---- */
 /* Outer products of a column and a row added once per value of a reduction

@@ -18,14 +18,42 @@
  * (tl.full(..., float("-inf") / float("inf"), tl.float32) and tl.maximum /
  * tl.minimum for maxima and minima). The same values are reduced, in
  * another order. Which statements: tdx_km_deferrable (model_defer.c), the
- * ones rule TDX021 reports. One candidate per kernel rewrites all of them. */
+ * ones rule TDX021 reports.
+ *
+ * A running arg-max (tdx_km_argdeferrable) pays two reductions an
+ * iteration, tl.max and tl.argmax. Per lane, the best value and the index
+ * where it first came take their place -- Inductor's looped argmax:
+ *
+ *     _tdx_r0 = tl.full([BLOCK], float("-inf"), tl.float32)
+ *     _tdx_r1 = tl.full([BLOCK], 2147483647, tl.int32)
+ *     for start in range(0, n, BLOCK):
+ *         _tdx_r2 = x > _tdx_r0
+ *         _tdx_r1 = tl.where(_tdx_r2, start + tl.arange(0, BLOCK), _tdx_r1)
+ *         _tdx_r0 = tl.where(_tdx_r2, x, _tdx_r0)
+ *     _tdx_r3 = tl.max(_tdx_r0, axis=0)
+ *     best_idx = tl.where(_tdx_r3 > best, tl.min(tl.where(_tdx_r0 == _tdx_r3, _tdx_r1, 2147483647), axis=0), best_idx)
+ *     best = tl.maximum(_tdx_r3, best)
+ *
+ * Strictly greater keeps the index where each lane first reached its best,
+ * as the indices grow with the loop; the smallest of those among the lanes
+ * that hold the maximum is the maximum's first index in the row, the one
+ * tl.argmax and the strict pick chose. The last two lines are the loop's
+ * own update, applied once. A lane that never rose above -inf keeps the
+ * sentinel index; it holds the maximum only when every lane does, and then
+ * `_tdx_r3 > best` fails and best_idx stays, as in the loop. Values of 32
+ * bits or less compare exactly in fp32, and tl.max gives fp32 for them
+ * too, so best keeps its type; a static assertion rejects an integer tile,
+ * which fp32 would round.
+ *
+ * One candidate per kernel rewrites all of them. */
 #include <stdio.h>
 #include <string.h>
 
 #include "model/model.h"
 #include "rewrite/fam_common.h"
 
-enum { MAX_DEFER = 16 }; /* three edits each, within fam_edits' 64 */
+/* three edits each and six each, within fam_edits' 64 */
+enum { MAX_DEFER = 16, MAX_ARGDEFER = 2 };
 
 /* The blanks that indent the line of node n. */
 static char *indent_of(fam_task *t, const tdx_src_node *n)
@@ -61,15 +89,18 @@ static char *fresh_name(fam_task *t, const tdx_src_node *def, int *next)
     }
 }
 
-/* The text of one statement's three edits: the block accumulator's line
- * before the loop, the elementwise update in place of the statement, and
- * the one reduction's line after the loop. */
+/* One deferral: its accumulators' lines before the loop and the one
+ * reduction's lines after it. */
 typedef struct deferral {
-    const tdx_km_deferred *d;
-    char *name, *init, *update, *final;
+    const tdx_src_node *loop;
+    size_t at; /* where it updates in the loop: the order of one loop's final lines */
+    char *init, *final;
 } deferral;
 
-static tdx_status plan(fam_task *t, const tdx_km_deferred *d, char *name, deferral *out)
+/* A sum, maximum or minimum: the block accumulator's line before the loop,
+ * the elementwise update in place of the statement (*update), the one
+ * reduction's line after the loop. */
+static tdx_status plan(fam_task *t, const tdx_km_deferred *d, char *name, deferral *out, char **update)
 {
     static const char *const fold[] = {"", "sum", "max", "min"};
     static const char *const combine[] = {"", "", "maximum", "minimum"};
@@ -81,25 +112,61 @@ static tdx_status plan(fam_task *t, const tdx_km_deferred *d, char *name, deferr
     const char *axis = d->axis >= 0  ? tdx_arena_printf(&t->arena, ", axis=%d", d->axis)
                        : d->rank == 1 ? ", axis=0"
                                       : "";
-    out->d = d;
-    out->name = name;
+    out->loop = d->loop;
+    out->at = d->stmt->start;
     if (!shape || !ind || !name || !axis)
         return TDX_ERR_NOMEM;
     if (d->update == TDX_KM_UPDATE_SUM) {
         out->init = tdx_arena_printf(&t->arena, "%s%s = tl.zeros(%s, dtype=tl.float32)\n", ind, name, shape);
-        out->update = tdx_arena_printf(&t->arena, "%s += %s%.*s%s", name, paren ? "(" : "", (int)xl, x,
-                                       paren ? ")" : "");
+        *update = tdx_arena_printf(&t->arena, "%s += %s%.*s%s", name, paren ? "(" : "", (int)xl, x, paren ? ")" : "");
         out->final = tdx_arena_printf(&t->arena, "%s%s += tl.sum(%s%s)", ind, d->acc, name, axis);
     } else {
         int mx = d->update == TDX_KM_UPDATE_MAX;
         out->init = tdx_arena_printf(&t->arena, "%s%s = tl.full(%s, float(\"%s\"), tl.float32)\n", ind, name,
                                      shape, mx ? "-inf" : "inf");
-        out->update = tdx_arena_printf(&t->arena, "%s = tl.%s(%s, %.*s)", name, combine[d->update], name,
-                                       (int)xl, x);
-        out->final = tdx_arena_printf(&t->arena, "%s%s = tl.%s(%s, tl.%s(%s%s))", ind, d->acc,
-                                      combine[d->update], d->acc, fold[d->update], name, axis);
+        *update = tdx_arena_printf(&t->arena, "%s = tl.%s(%s, %.*s)", name, combine[d->update], name, (int)xl, x);
+        out->final = tdx_arena_printf(&t->arena, "%s%s = tl.%s(%s, tl.%s(%s%s))", ind, d->acc, combine[d->update],
+                                      d->acc, fold[d->update], name, axis);
     }
-    return out->init && out->update && out->final ? TDX_OK : TDX_ERR_NOMEM;
+    return out->init && *update && out->final ? TDX_OK : TDX_ERR_NOMEM;
+}
+
+/* A running arg-max or arg-min: the value and index accumulators before the
+ * loop, the per-lane pick in place of the where (*update; the reductions
+ * and the fold go), the reduction of the lanes and the loop's own update
+ * after it. */
+static tdx_status plan_arg(fam_task *t, const tdx_km_argdeferred *a, const tdx_src_node *def, int *next,
+                           deferral *out, char **update)
+{
+    char *val = fresh_name(t, def, next), *idx = fresh_name(t, def, next);
+    char *hit = fresh_name(t, def, next), *top = fresh_name(t, def, next);
+    char *ind = indent_of(t, a->loop), *in = indent_of(t, a->pick);
+    size_t sl;
+    const char *s = tdx_src_text(t->m, a->size, &sl);
+    const char *lane = a->index ? a->index : tdx_arena_printf(&t->arena, "%s + tl.arange(0, %.*s)", a->var, (int)sl, s);
+    const char *cmp = a->is_min ? "<" : ">", *red = a->is_min ? "min" : "max";
+    const char *fold = a->is_min ? "minimum" : "maximum";
+    out->loop = a->loop;
+    out->at = a->pick->start;
+    if (!val || !idx || !hit || !top || !ind || !in || !lane)
+        return TDX_ERR_NOMEM;
+    out->init = tdx_arena_printf(&t->arena,
+                                 "%s%s = tl.full([%.*s], float(\"%s\"), tl.float32)\n"
+                                 "%s%s = tl.full([%.*s], 2147483647, tl.int32)\n",
+                                 ind, val, (int)sl, s, a->is_min ? "inf" : "-inf", ind, idx, (int)sl, s);
+    *update = tdx_arena_printf(&t->arena,
+                               "%s = %s %s %s\n"
+                               "%s%s = tl.where(%s, %s, %s)\n"
+                               "%s%s = tl.where(%s, %s, %s)\n"
+                               "%stl.static_assert(%s.dtype.is_floating())",
+                               hit, a->x, cmp, val, in, idx, hit, lane, idx, in, val, hit, a->x, val, in, a->x);
+    out->final = tdx_arena_printf(&t->arena,
+                                  "%s%s = tl.%s(%s, axis=0)\n"
+                                  "%s%s = tl.where(%s %s %s, tl.min(tl.where(%s == %s, %s, 2147483647), axis=0), %s)\n"
+                                  "%s%s = tl.%s(%s, %s)",
+                                  ind, top, red, val, ind, a->best_idx, top, cmp, a->best, val, top, idx,
+                                  a->best_idx, ind, a->best, fold, top, a->best);
+    return out->init && *update && out->final ? TDX_OK : TDX_ERR_NOMEM;
 }
 
 /* The final reduction goes on a line of its own right after the loop's last
@@ -114,6 +181,50 @@ static void insert_after(fam_task *t, fam_edits *e, const tdx_src_node *loop, co
         fam_edit(t, e, t->len, t->len, tdx_arena_printf(&t->arena, "\n%s", line));
 }
 
+/* Remove the lines of statement s, which has them to itself. */
+static void drop_lines(fam_task *t, fam_edits *e, const tdx_src_node *s)
+{
+    const char *nl = memchr(t->src + s->end, '\n', t->len - s->end);
+    fam_edit(t, e, fam_line_start(t, s->start), nl ? (size_t)(nl - t->src) + 1 : t->len, "");
+}
+
+/* "row_sum_kernel: 1 reduction of each loop tile ...": what the candidate
+ * does to kernel k, into buf. */
+static void summarize(char *buf, size_t cap, const char *k, size_t n, const tdx_km_argdeferred *a, size_t na)
+{
+    size_t mins = 0;
+    for (size_t j = 0; j < na; j++)
+        mins += (size_t)a[j].is_min;
+    const char *arg = mins == 0 ? "arg-max" : mins == na ? "arg-min" : "arg-max / arg-min";
+    char red[128] = "", run[160] = "";
+    if (n)
+        snprintf(red, sizeof red, "%zu reduction%s of each loop tile kept in an elementwise fp32 accumulator", n,
+                 n == 1 ? "" : "s");
+    if (na)
+        snprintf(run, sizeof run, "%zu running %s kept per lane (the best value and the index where it came first)",
+                 na, arg);
+    snprintf(buf, cap, "%s: %s%s%s, reduced once after the loop", k, red, n && na ? " and " : "", run);
+}
+
+/* Sort order[0, n) of p so that final lines at one offset come in the
+ * right order: two loops that end on one line are nested, and the inner one
+ * (which starts later) closes first; within one loop, the statements'
+ * order. */
+static void sort_finals(const deferral *p, size_t *order, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        order[j] = j;
+    for (size_t j = 1; j < n; j++)
+        for (size_t q = j; q > 0; q--) {
+            const deferral *a = &p[order[q]], *b = &p[order[q - 1]];
+            if (a->loop->start < b->loop->start || (a->loop == b->loop && a->at >= b->at))
+                break;
+            size_t tmp = order[q];
+            order[q] = order[q - 1];
+            order[q - 1] = tmp;
+        }
+}
+
 tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     const tdx_km_file *f = fam_model(t);
@@ -123,38 +234,37 @@ tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud)
     for (size_t i = 0; i < f->kernels.len && !st; i++) {
         const tdx_km_kernel *k = f->kernels.items[i];
         tdx_km_deferred d[MAX_DEFER];
-        deferral p[MAX_DEFER];
-        size_t n = tdx_km_deferrable(f, k, d, MAX_DEFER), order[MAX_DEFER];
+        tdx_km_argdeferred a[MAX_ARGDEFER];
+        deferral p[MAX_DEFER + MAX_ARGDEFER];
+        char *update[MAX_DEFER + MAX_ARGDEFER];
+        size_t n = tdx_km_deferrable(f, k, d, MAX_DEFER), na = tdx_km_argdeferrable(f, k, a, MAX_ARGDEFER);
+        size_t order[MAX_DEFER + MAX_ARGDEFER];
         int next = 0;
-        for (size_t j = 0; j < n && !st; j++) {
-            st = plan(t, &d[j], fresh_name(t, k->def, &next), &p[j]);
-            order[j] = j;
-        }
-        if (st || !n)
+        for (size_t j = 0; j < n && !st; j++)
+            st = plan(t, &d[j], fresh_name(t, k->def, &next), &p[j], &update[j]);
+        for (size_t j = 0; j < na && !st; j++)
+            st = plan_arg(t, &a[j], k->def, &next, &p[n + j], &update[n + j]);
+        if (st || !(n + na))
             continue;
-        /* two loops that end on one line are nested: the inner one (which
-         * starts later) closes first; insertions at one offset keep their
-         * order, and each loop's lines keep the statements' order */
-        for (size_t j = 1; j < n; j++)
-            for (size_t q = j; q > 0 && d[order[q]].loop->start > d[order[q - 1]].loop->start; q--) {
-                size_t tmp = order[q];
-                order[q] = order[q - 1];
-                order[q - 1] = tmp;
-            }
+        sort_finals(p, order, n + na);
         fam_edits e = {0};
         /* final lines first: one may land where the next loop's init goes */
-        for (size_t j = 0; j < n; j++)
-            insert_after(t, &e, d[order[j]].loop, p[order[j]].final);
-        for (size_t j = 0; j < n; j++) {
-            size_t ls = fam_line_start(t, d[j].loop->start);
+        for (size_t j = 0; j < n + na; j++)
+            insert_after(t, &e, p[order[j]].loop, p[order[j]].final);
+        for (size_t j = 0; j < n + na; j++) {
+            size_t ls = fam_line_start(t, p[j].loop->start);
             fam_edit(t, &e, ls, ls, p[j].init);
-            fam_edit(t, &e, d[j].stmt->start, d[j].stmt->end, p[j].update);
         }
-        char sum[256];
-        snprintf(sum, sizeof sum,
-                 "%s: %zu reduction%s of each loop tile kept in an elementwise fp32 accumulator, reduced once "
-                 "after the loop",
-                 k->name, n, n == 1 ? "" : "s");
+        for (size_t j = 0; j < n; j++)
+            fam_edit(t, &e, d[j].stmt->start, d[j].stmt->end, update[j]);
+        for (size_t j = 0; j < na; j++) {
+            fam_edit(t, &e, a[j].pick->start, a[j].pick->end, update[n + j]);
+            drop_lines(t, &e, a[j].red);
+            drop_lines(t, &e, a[j].arg);
+            drop_lines(t, &e, a[j].fold);
+        }
+        char sum[384];
+        summarize(sum, sizeof sum, k->name, n, a, na);
         st = fam_emit(t, &e, emit, ud, "defer-reduction", sum);
     }
     return st;

@@ -738,6 +738,7 @@ void tdx_tri_rules_kernel(tdx_tri *t, const tdx_km_kernel *k, const tdx_tri_clas
     tdx_tri_scaled_dot_rule(t, k);
     tdx_tri_row_division_rule(t, k);
     tdx_tri_reverse_rule(t, k);
+    tdx_tri_heavy_rule(t, k);
     tdx_tri_dotacc_rule(t, k);
     tdx_tri_atomic_rule(t, k);
     tdx_tri_atomic_tile_rule(t, k);

@@ -396,9 +396,10 @@ void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k)
 }
 
 /* TDX021: a statement that reduces its loop iteration's whole tile into a
- * float scalar (tdx_km_deferrable, the statements defer-reduction
- * rewrites): each iteration pays a cross-warp reduction through shared
- * memory. A tl.dot loop is left alone: its time goes to the dot. */
+ * float scalar (tdx_km_deferrable), or a running arg-max that reduces it
+ * twice (tdx_km_argdeferrable) -- the statements defer-reduction rewrites:
+ * each iteration pays a cross-warp reduction through shared memory. A
+ * tl.dot loop is left alone: its time goes to the dot. */
 void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     tdx_km_deferred d[16];
@@ -425,6 +426,26 @@ void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "accumulator", "%s", d[i].acc);
         tdx_finding_fact(t->ledger, f, "reduction", "%s", d[i].op->name);
         tdx_finding_fact(t->ledger, f, "tile", "%s", shape);
+    }
+    tdx_km_argdeferred a[16];
+    n = tdx_km_argdeferrable(t->file, k, a, 16);
+    for (size_t i = 0; i < n; i++) {
+        size_t sl;
+        const char *size = tdx_src_text(t->file->mod, a[i].size, &sl);
+        const char *red = a[i].is_min ? "min" : "max";
+        tdx_finding *f = tdx_tri_add(t, "TDX021", a[i].op->call, 0, 0, k->name, 0.35,
+                                     "each iteration of the loop over '%s' reduces its %.*s tile twice, with "
+                                     "tl.%s and tl.arg%s, into '%s' and '%s'",
+                                     a[i].var, (int)sl, size, red, red, a[i].best, a[i].best_idx);
+        if (!f)
+            return;
+        tdx_finding_set_hypothesis(t->ledger, f,
+                                   "each iteration reduces its tile across the warps twice, through shared "
+                                   "memory, before the next iteration's loads are used; the best value and its "
+                                   "first index kept per lane defer the one reduction to after the loop");
+        tdx_finding_fact(t->ledger, f, "accumulator", "%s, %s", a[i].best, a[i].best_idx);
+        tdx_finding_fact(t->ledger, f, "reduction", "arg%s", red);
+        tdx_finding_fact(t->ledger, f, "tile", "%.*s", (int)sl, size);
     }
 }
 
@@ -735,4 +756,27 @@ void tdx_tri_reverse_rule(tdx_tri *t, const tdx_km_kernel *k)
         tdx_finding_fact(t->ledger, f, "base", "%s", r[i].base);
         tdx_finding_fact(t->ledger, f, "first_pass_line", "%d", r[i].first->line);
     }
+}
+
+/* TDX032: programs whose key (or column) loop runs longer the larger their
+ * id along one grid axis (tdx_km_heavy_last): started in id order, the
+ * longest run last and the grid ends on a tail of them. Confidence 0.3: it
+ * pays only the tail, a few per cent at most, below reverse-pass's 0.38. */
+void tdx_tri_heavy_rule(tdx_tri *t, const tdx_km_kernel *k)
+{
+    tdx_km_heavy h;
+    if (!tdx_km_heavy_last(t->file->mod, k->def, &h))
+        return;
+    tdx_finding *f = tdx_tri_add(t, "TDX032", h.loop, 0, 0, k->name, 0.3,
+                                 "the loop at line %d runs longer the larger %s (tl.program_id(%lld)): the longest "
+                                 "programs start last",
+                                 h.loop->line, h.var, h.axis);
+    if (!f)
+        return;
+    tdx_finding_set_hypothesis(t->ledger, f,
+                               "CTAs start in program-id order, so the programs with the most iterations start "
+                               "at the end of each row of the grid, and the grid ends on a tail of long "
+                               "programs that a few SMs run while the rest idle");
+    tdx_finding_fact(t->ledger, f, "pid", "%s", h.var);
+    tdx_finding_fact(t->ledger, f, "axis", "%lld", h.axis);
 }

@@ -61,7 +61,8 @@ void tdx_tri_operand_layout_rule(tdx_tri *t, const tdx_km_kernel *k);
  * same loop tiles, each for one output (block-outputs). */
 void tdx_tri_shared_tile_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX021 (rules_tiles.c): a loop without tl.dot that reduces each
- * iteration's whole tile into a float scalar (tdx_km_deferrable). */
+ * iteration's whole tile into a float scalar (tdx_km_deferrable), or keeps
+ * a running arg-max of the tiles (tdx_km_argdeferrable). */
 void tdx_tri_defer_rule(tdx_tri *t, const tdx_km_kernel *k);
 void tdx_tri_peel_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX025 (rules_tiles.c): a tl.dot loop whose operands a tensor descriptor
@@ -76,6 +77,9 @@ void tdx_tri_row_division_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX029 (rules_tiles.c): a last pass reading an earlier pass's range in
  * the same order, its iterations independent (tdx_km_reversible). */
 void tdx_tri_reverse_rule(tdx_tri *t, const tdx_km_kernel *k);
+/* TDX032 (rules_tiles.c): programs whose loop runs longer the larger their
+ * id along one grid axis (tdx_km_heavy_last). */
+void tdx_tri_heavy_rule(tdx_tri *t, const tdx_km_kernel *k);
 /* TDX024 (rules_tiles.c): a loop adding one outer product of a column and a
  * row per value of a reduction index (tdx_km_dot_accumulable). */
 void tdx_tri_dotacc_rule(tdx_tri *t, const tdx_km_kernel *k);

@@ -49,6 +49,9 @@ CASES = [
     ("defer-reduction", ROOT / "bench" / "tasks" / "row_max.py"),
     ("defer-reduction", "colmin_tiles.py"),                  # one axis of a 2-D tile into a tile accumulator
     ("defer-reduction", ROOT / "bench" / "tasks" / "col_max_fp16.py"),
+    ("defer-reduction", ROOT / "bench" / "tasks" / "row_argmax.py"),  # a running arg-max: best value and index a lane
+    ("defer-reduction", "row_argmax_ties.py"),               # ties within and across blocks; a running maximum from 0.0
+    ("defer-reduction", "row_argmin_fp16.py"),               # the arg-min of fp16 values, `lo > m`, tl.range
     ("relax-atomics", ROOT / "bench" / "tasks" / "scatter_add.py"),
     ("relax-atomics", ROOT / "bench" / "tasks" / "sum_all.py"),
     ("peel-masks", "window_rowsum.py"),
@@ -89,6 +92,8 @@ CASES = [
     ("reverse-pass", ROOT / "bench" / "tasks" / "log_softmax_long.py"),  # online statistics, then the write pass
     ("reverse-pass", ROOT / "bench" / "tasks" / "groupnorm.py"),         # three passes: the last turned around
     ("reverse-pass", ROOT / "bench" / "tasks" / "layernorm.py"),
+    ("heavy-first", ROOT / "bench" / "tasks" / "attention_causal_fp16.py"),  # keys up to the diagonal
+    ("heavy-first", "causal_rowsum.py"),                     # a causal row sum, its bound through tl.minimum
     ("autotune", "scale.py"),
     ("autotune", "matmul_grid_var.py"),
     ("autotune", "rowsum_loop.py"),

@@ -1,6 +1,10 @@
 """single-pass-reduction and split-k beyond the shared family table: the
 kernels they must leave alone, what they make of the bench tasks they are
 meant for, and checks that a wrong rewrite of either fails."""
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,7 @@ from tritondx_harness.check import check_task
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "rewrite"
 TASKS = ROOT / "bench" / "tasks"
+CLI = os.environ.get("TDX_CLI", str(ROOT / "build" / "tritondx"))
 
 
 def rewrite(family, task, out_dir):
@@ -47,6 +52,7 @@ def rewrite(family, task, out_dir):
     ("defer-reduction", DATA / "rowsum_running.py"),         # the accumulator is read in the loop
     ("defer-reduction", DATA / "rowcount_int.py"),           # an integer accumulator (count = 0)
     ("defer-reduction", DATA / "rowsum_loop.py"),            # a block accumulator already
+    ("defer-reduction", TASKS / "col_argmax.py"),            # the arg-max of one axis of 2-D tiles
 ], ids=lambda x: x if isinstance(x, str) else x.name)
 def test_family_leaves_kernel_alone(family, task, tmp_path):
     assert rewrite(family, task, tmp_path) == []
@@ -349,6 +355,184 @@ def test_check_catches_a_deferred_min_started_from_the_wrong_end(tmp_path):
     bad.write_text(text.replace(good, '_tdx_r1 = tl.full([BLOCK], float("-inf"), tl.float32)'))
     res = check_task(str(DATA / "rowrange_minmax.py"), device="cpu", seeds=(0,), candidate=str(bad))
     assert not res["ok"]
+
+
+def test_defer_reduction_row_argmax(tmp_path):
+    """The running arg-max of the bench task: per lane the best value and the
+    index where it first came (offs, the tile's indices), the lanes reduced
+    once after the loop and folded in by the loop's own update; the tile
+    must be a float one. The candidate passes `tritondx check` in the
+    interpreter, and the family does not apply to it again."""
+    (cand, summary), = rewrite("defer-reduction", TASKS / "row_argmax.py", tmp_path / "a")
+    text = Path(cand).read_text()
+    assert summary == ("row_argmax_kernel: 1 running arg-max kept per lane (the best value and the index where "
+                       "it came first), reduced once after the loop")
+    assert (
+        '    best_idx = 0\n'
+        '    _tdx_r0 = tl.full([BLOCK], float("-inf"), tl.float32)\n'
+        '    _tdx_r1 = tl.full([BLOCK], 2147483647, tl.int32)\n'
+        '    for start in range(0, n_cols, BLOCK):\n'
+        '        offs = start + tl.arange(0, BLOCK)\n'
+        '        x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=-float("inf"))\n'
+        '        # strictly greater keeps the first index on ties, as torch.argmax does\n'
+        '        _tdx_r2 = x > _tdx_r0\n'
+        '        _tdx_r1 = tl.where(_tdx_r2, offs, _tdx_r1)\n'
+        '        _tdx_r0 = tl.where(_tdx_r2, x, _tdx_r0)\n'
+        '        tl.static_assert(x.dtype.is_floating())\n'
+        '    _tdx_r3 = tl.max(_tdx_r0, axis=0)\n'
+        '    best_idx = tl.where(_tdx_r3 > best, tl.min(tl.where(_tdx_r0 == _tdx_r3, _tdx_r1, 2147483647), axis=0), '
+        'best_idx)\n'
+        '    best = tl.maximum(_tdx_r3, best)\n'
+        '    tl.store(y_ptr + row, best_idx.to(tl.int64))\n') in text, text
+    assert "tl.argmax" not in text and "m = tl.max(x" not in text
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([CLI, "check", "--device", "cpu", "--candidate", cand, str(TASKS / "row_argmax.py")],
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0 and "correct on every check shape" in r.stdout, r.stdout + r.stderr
+    assert rewrite("defer-reduction", cand, tmp_path / "b") == []
+
+
+RUN_LAUNCH = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("task", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+(x,) = mod.make_inputs((12, 160), device="cpu", seed=int(sys.argv[2]))
+print(json.dumps([t.tolist() for t in mod.launch(x)]))
+"""
+
+
+def interpreted(path, seed):
+    """launch(*make_inputs((12, 160))) of the file at path, run by Triton's
+    interpreter in a process of its own."""
+    env = dict(os.environ, TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, "-c", RUN_LAUNCH, str(path), str(seed)], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_deferred_argmax_keeps_the_first_index_on_ties(tmp_path):
+    """row_argmax_ties's first rows: one value throughout, -inf throughout,
+    -1 throughout (index 0; for the maximum started at 0.0, the -1 it
+    started with), and a maximum twice -- in blocks 1 and 2 at lanes 8 and
+    11 (40), in blocks 1 and 2 at lanes 13 and 6 (45: the later block's
+    lane comes first), in one lane of blocks 0 and 1 (10). Both kernels'
+    candidates give the original's outputs, row for row, over small-integer
+    rows full of ties."""
+    cands = [c for c, _ in rewrite("defer-reduction", DATA / "row_argmax_ties.py", tmp_path)]
+    assert len(cands) == 2
+    for seed in (0, 1):
+        want = interpreted(DATA / "row_argmax_ties.py", seed)
+        assert want[0][:6] == [0, 0, 0, 40, 45, 10] and want[1][:6] == [0, -1, -1, 40, 45, 10]
+        for cand in cands:
+            assert interpreted(cand, seed) == want
+
+
+def test_check_catches_a_deferred_argmax_that_loses_the_first_index(tmp_path):
+    """The negative controls of the arg-max: a lane that keeps its last tie
+    (>=), the index taken from the first lane holding the maximum rather
+    than the smallest index, and the running index replaced even when no
+    value beat the start: the check of row_argmax_ties fails each."""
+    cand = rewrite("defer-reduction", DATA / "row_argmax_ties.py", tmp_path)[0][0]
+    text = Path(cand).read_text()
+    first = "tl.min(tl.where(_tdx_r0 == _tdx_r3, _tdx_r1, 2147483647), axis=0)"
+    guard = "best_idx = tl.where(_tdx_r3 > best, " + first + ", best_idx)"
+    assert "_tdx_r2 = x > _tdx_r0" in text and guard in text
+    for i, (good, bad) in enumerate([
+            ("_tdx_r2 = x > _tdx_r0", "_tdx_r2 = x >= _tdx_r0"),
+            (first, "tl.sum(tl.where(tl.arange(0, BLOCK) == tl.argmax(_tdx_r0, axis=0), _tdx_r1, 0), axis=0)"),
+            (guard, "best_idx = " + first)]):
+        path = tmp_path / f"bad{i}.py"
+        path.write_text(text.replace(good, bad))
+        res = check_task(str(DATA / "row_argmax_ties.py"), device="cpu", seeds=(0,), candidate=str(path))
+        assert not res["ok"], bad
+
+
+ARGMAX_BASE = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    best = -float("inf")
+    best_idx = 0
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float("inf"))
+        m = tl.max(x, axis=0)
+        i = tl.argmax(x, axis=0) + start
+        best_idx = tl.where(m > best, i, best_idx)
+        best = tl.maximum(m, best)
+    tl.store(y_ptr + row, best_idx)
+
+
+def launch(x):
+    y = torch.empty(x.shape[0], device=x.device, dtype=torch.int32)
+    z = torch.zeros(x.shape[0] * 64, device=x.device, dtype=torch.int32)
+    k[(x.shape[0],)](x, y, z, x.shape[1], BLOCK=16)
+    return y
+
+
+def reference(x):
+    return x.argmax(dim=1).int()
+
+
+def make_inputs(shape, dtype=torch.float32, device="cuda", seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randint(-3, 3, shape, generator=g).to(dtype).to(device),)
+
+
+SHAPES = {"bench": (1024, 1024), "check": [(3, 50)]}
+'''
+
+
+@pytest.mark.parametrize("old,new", [
+    # the index is stored again in the loop
+    ("        best = tl.maximum(m, best)\n",
+     "        best = tl.maximum(m, best)\n        tl.store(z_ptr + row * 64 + start // BLOCK, i)\n"),
+    # the running value is read again in the loop
+    ("        best = tl.maximum(m, best)\n",
+     "        best = tl.maximum(m, best)\n        tl.store(z_ptr + row, best.to(tl.int32))\n"),
+    # the block maximum lives on after the loop
+    ("    best_idx = 0\n", "    best_idx = 0\n    m = 0.0\n"),
+    # a position within the block, not an index of the row
+    ("tl.argmax(x, axis=0) + start", "tl.argmax(x, axis=0)"),
+    ("tl.argmax(x, axis=0) + start", "tl.argmax(x, axis=0) + row"),
+    # any of the tied lanes
+    ("tl.argmax(x, axis=0)", "tl.argmax(x, axis=0, tie_break_left=False)"),
+    # the last block of the ties
+    ("m > best", "m >= best"),
+    # the same choice written the other way round: not recognised
+    ("tl.where(m > best, i, best_idx)", "tl.where(m <= best, best_idx, i)"),
+    # the index compared with the running value already raised
+    ("        best_idx = tl.where(m > best, i, best_idx)\n        best = tl.maximum(m, best)\n",
+     "        best = tl.maximum(m, best)\n        best_idx = tl.where(m > best, i, best_idx)\n"),
+    # blocks that overlap
+    ("range(0, n, BLOCK)", "range(0, n, BLOCK // 2)"),
+    # x changes between the two reductions
+    ("        i = tl.argmax", "        x = x * 2.0\n        i = tl.argmax"),
+    # a running value that starts as NaN
+    ('    best = -float("inf")\n', '    best = float("nan")\n'),
+], ids=["index-stored", "best-read", "max-after-loop", "no-start", "plus-row", "tie-break-fast", "ge",
+        "where-swapped", "fold-first", "overlap", "x-rebound", "nan-start"])
+def test_defer_reduction_leaves_running_argmax_alone(old, new, tmp_path):
+    task = tmp_path / "t.py"
+    assert ARGMAX_BASE.count(old) == 1
+    task.write_text(ARGMAX_BASE.replace(old, new))
+    assert rewrite("defer-reduction", task, tmp_path / "out") == []
+
+
+def test_defer_reduction_running_argmax_base(tmp_path):
+    """The positive control of the cases above: rewritten, and correct."""
+    task = tmp_path / "t.py"
+    task.write_text(ARGMAX_BASE)
+    (cand, _), = rewrite("defer-reduction", task, tmp_path / "out")
+    assert "_tdx_r1 = tl.where(_tdx_r2, offs, _tdx_r1)" in Path(cand).read_text()
+    res = check_task(str(task), device="cpu", seeds=(0, 1), candidate=cand)
+    assert res["ok"], res.get("error")
 
 
 @pytest.mark.parametrize("task,family,left", [

@@ -229,7 +229,7 @@ static void rule_table_is_complete(void **state)
         "split-k", "split-reduction", "fold-programs", "single-pass-reduction", "vectorize-loop", "coalesce", "exp2",
         "persistent-grid", "remove-launch-passes", "fuse-launches", "operand-layout", "block-outputs",
         "defer-reduction", "peel-masks", "relax-atomics", "dot-accumulate", "tensor-descriptors", "hoist-scale",
-        "row-grid", "reverse-pass", "erf-polynomial", NULL};
+        "row-grid", "reverse-pass", "erf-polynomial", "heavy-first", NULL};
     int l0 = 0;
     for (size_t i = 0; i < n; i++) {
         if (rules[i].level != 0)
