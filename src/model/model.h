@@ -461,7 +461,7 @@ size_t tdx_km_reversible(const tdx_src_module *m, const tdx_src_node *def, tdx_k
 
 /* ---- programs whose work grows with their id (model_heavy.c) ---- */
 /* A kernel that binds P = tl.program_id(A) once (and reads tl.program_id(A)
- * nowhere else) and has a top-level loop `for V in range(LO, HI[, STEP])`
+ * nowhere else) and has an outermost loop `for V in range(LO, HI[, STEP])`
  * whose LO and STEP do not depend on P and whose HI does not decrease as P
  * grows and depends on it (through names bound once: the trip count of a
  * causal attention's key loop, (pid_m + 1) * BLOCK_M). CTAs start in
@@ -474,7 +474,7 @@ typedef struct tdx_km_heavy {
 } tdx_km_heavy;
 
 /* Non-zero when kernel def is such a kernel; fills *out. */
-int tdx_km_heavy_last(const tdx_src_module *m, const tdx_src_node *def, tdx_km_heavy *out);
+int tdx_km_heavy_last(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_heavy *out);
 
 /* ---- outer products accumulated over a reduction loop (model_dotacc.c) ---- */
 /* `ACC += X * Y` in a loop over a reduction index V, X an [R, 1] column and

@@ -143,8 +143,10 @@ static int count_pid(tdx_src_node *n, void *ud)
     return 0;
 }
 
-int tdx_km_heavy_last(const tdx_src_module *m, const tdx_src_node *def, tdx_km_heavy *out)
+int tdx_km_heavy_last(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_heavy *out)
 {
+    const tdx_src_module *m = f->mod;
+    const tdx_src_node *def = k->def;
     memset(out, 0, sizeof *out);
     for (tdx_src_node *s = tdx_src_next(def, TDX_SRC_R_BODY, NULL); s; s = tdx_src_next(def, TDX_SRC_R_BODY, s)) {
         if (s->kind != TDX_SRC_ASSIGN || s->nkids != 2)
@@ -157,25 +159,19 @@ int tdx_km_heavy_last(const tdx_src_module *m, const tdx_src_node *def, tdx_km_h
         tdx_src_walk((tdx_src_node *)def, count_pid, &c);
         if (c.n != 1)
             continue; /* the axis read elsewhere too: both must turn around */
-        for (tdx_src_node *L = tdx_src_next(def, TDX_SRC_R_BODY, s); L; L = tdx_src_next(def, TDX_SRC_R_BODY, L)) {
-            const tdx_src_node *it = tdx_src_kid(L, TDX_SRC_R_ITER);
-            if (L->kind != TDX_SRC_FOR || !it || it->kind != TDX_SRC_CALL ||
-                !(tdx_src_is_dotted(tdx_src_call_func(it), "range") ||
-                  tdx_src_is_dotted(tdx_src_call_func(it), "tl.range")))
+        for (size_t i = 0; i < k->loops.len; i++) {
+            const tdx_km_loop *L = k->loops.items[i];
+            /* an outermost range loop of the kernel itself (not of a folded helper), after the binding */
+            if (L->depth != 1 || (L->kind != TDX_KM_LOOP_RANGE && L->kind != TDX_KM_LOOP_TL_RANGE) ||
+                L->node->start < s->end || L->node->end > def->end)
                 continue;
-            size_t na = tdx_src_call_nargs(it);
-            if (na < 1 || na > 3)
-                continue;
-            const tdx_src_node *lo = na >= 2 ? tdx_src_call_arg(it, 0) : NULL;
-            const tdx_src_node *hi = tdx_src_call_arg(it, na >= 2 ? 1 : 0);
-            const tdx_src_node *step = na == 3 ? tdx_src_call_arg(it, 2) : NULL;
-            if ((lo && trend(m, def, tg->name, lo, 0) != 0) || (step && trend(m, def, tg->name, step, 0) != 0) ||
-                trend(m, def, tg->name, hi, 0) != 1)
+            if ((L->start && trend(m, def, tg->name, L->start, 0) != 0) ||
+                (L->step && trend(m, def, tg->name, L->step, 0) != 0) || trend(m, def, tg->name, L->stop, 0) != 1)
                 continue;
             out->pid = v;
             out->var = tg->name;
             out->axis = axis;
-            out->loop = L;
+            out->loop = L->node;
             return 1;
         }
     }

@@ -16,11 +16,15 @@
 
 tdx_status fam_heavy_first(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
+    const tdx_km_file *f = fam_model(t);
+    if (!f)
+        return TDX_OK;
     tdx_status st = TDX_OK;
-    for (size_t k = 0; k < t->kernels.len && !st; k++) {
-        tdx_src_node *def = t->kernels.items[k];
+    for (size_t i = 0; i < f->kernels.len && !st; i++) {
+        const tdx_km_kernel *k = f->kernels.items[i];
+        const tdx_src_node *def = k->def;
         tdx_km_heavy h;
-        if (!tdx_km_heavy_last(t->m, def, &h))
+        if (!tdx_km_heavy_last(f, k, &h))
             continue;
         char *text = tdx_arena_printf(&t->arena, "(tl.num_programs(%lld) - 1 - tl.program_id(%lld))", h.axis, h.axis);
         if (!text)

@@ -765,7 +765,7 @@ void tdx_tri_reverse_rule(tdx_tri *t, const tdx_km_kernel *k)
 void tdx_tri_heavy_rule(tdx_tri *t, const tdx_km_kernel *k)
 {
     tdx_km_heavy h;
-    if (!tdx_km_heavy_last(t->file->mod, k->def, &h))
+    if (!tdx_km_heavy_last(t->file, k, &h))
         return;
     tdx_finding *f = tdx_tri_add(t, "TDX032", h.loop, 0, 0, k->name, 0.3,
                                  "the loop at line %d runs longer the larger %s (tl.program_id(%lld)): the longest "
