@@ -375,17 +375,20 @@ static int ordered_float(const tdx_src_module *m, const tdx_src_node *e)
     return same_word(s, l, "inf") || same_word(s, l, "infinity");
 }
 
-/* Non-zero when loop is `for V in range(lo, hi, S)` (or tl.range with any
- * keywords), S written as size is: the iterations take the tiles one after
- * another, each starting S past the last. */
-static int steps_by(const tdx_src_module *m, const tdx_src_node *loop, const tdx_src_node *size)
+/* Non-zero when loop is `for V in range(lo, hi, S)` (or tl.range), S
+ * written as size is (the kernel model's parse of the range): the
+ * iterations take the tiles one after another, each starting S past the
+ * last. */
+static int steps_by(const tdx_src_module *m, const tdx_km_kernel *k, const tdx_src_node *loop,
+                    const tdx_src_node *size)
 {
-    const tdx_src_node *it = tdx_src_kid(loop, TDX_SRC_R_ITER), *fn = tdx_src_call_func(it);
-    if (!fn || tdx_src_call_nargs(it) != 3 ||
-        !(tdx_src_is_dotted(fn, "tl.range") || (tdx_src_is_dotted(fn, "range") && !tdx_src_kid(it, TDX_SRC_R_KEYWORD))))
-        return 0;
-    const tdx_src_node *step = tdx_src_call_arg(it, 2);
-    return step->kind != TDX_SRC_STARRED && tdx_src_same_text(m, step, size);
+    for (size_t i = 0; i < k->loops.len; i++) {
+        const tdx_km_loop *lp = k->loops.items[i];
+        if (lp->node == loop)
+            return (lp->kind == TDX_KM_LOOP_RANGE || lp->kind == TDX_KM_LOOP_TL_RANGE) && lp->start && lp->step &&
+                   lp->step->kind != TDX_SRC_STARRED && tdx_src_same_text(m, lp->step, size);
+    }
+    return 0;
 }
 
 /* A call fn(args) of n positional arguments and no keyword. */
@@ -494,7 +497,7 @@ static int arg_running(const tdx_src_module *m, const tdx_km_kernel *k, const td
     /* X a 1-D tile of S lanes, S the loop's step */
     const tdx_src_node *x = tdx_src_call_arg(call, 0), *size = op->input.axis[0].size;
     if (!tdx_src_is_name(x, NULL) || op->input.rank != 1 || !reduces_all(m, call, 1) || !known_size(m, k, size) ||
-        !steps_by(m, loop, size))
+        !steps_by(m, k, loop, size))
         return 0;
     const char *mx = NULL, *best = NULL, *best_idx = NULL;
     const tdx_src_node *pick = pick_stmt(loop, arg, idx, is_min, &mx, &best, &best_idx);
