@@ -36,7 +36,9 @@ static void usage(FILE *f)
           "  --no-stack           no stacked or follow-up candidates (optimize --no-stack)\n"
           "  --no-confirm         final times from the rounds' ratios (optimize --no-confirm)\n"
           "  --no-torch           do not time the torch baselines (eager, torch.compile); with\n"
-          "                       them, the faster is passed to each task's loop as --reach\n"
+          "                       them, the faster is passed to each task's loop as --reach,\n"
+          "                       and each run times them again beside its result at the end\n"
+          "                       (optimize --beside-torch; the summary counts both ways)\n"
           "  --reach-margin PCT   optimize --reach-margin (default 0: a task stops at the\n"
           "                       roofline target only once it is as fast as torch)\n"
           "  --torch-timeout S    limit of the torch baselines' timing per task (default 300)\n"
@@ -420,6 +422,7 @@ int tdx_cmd_bench(int argc, char **argv)
         o.max_cands = cands;
         o.no_stack = no_stack;
         o.no_confirm = no_confirm;
+        o.beside_torch = torch;
         o.time_budget_s = budget;
         /* what torch reached on this task: the roofline target alone does not stop the loop above it */
         double reach = tr.compile_s > 0 && (!(tr.eager_s > 0) || tr.compile_s < tr.eager_s) ? tr.compile_s : tr.eager_s;

@@ -28,6 +28,9 @@ static void help(FILE *f)
           "                      family of a finding the winner opened up (a follow-up)\n"
           "  --no-confirm        report the rounds' ratios chained, without the last timing of\n"
           "                      the result side by side with the task\n"
+          "  --beside-torch      in that last timing, also time the task's torch baseline (eager\n"
+          "                      and torch.compile) run by run among the two (journal confirm,\n"
+          "                      or torch_beside when nothing was kept)\n"
           "  --target F          stop at this fraction of the roofline (default 0.85)\n"
           "  --reach MS          a time (ms) another implementation reached on this device,\n"
           "                      e.g. torch.compile's: the target does not stop the loop while\n"
@@ -65,7 +68,7 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
-           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH, O_NOCONFIRM, O_REACHM };
+           O_DEVICE, O_NOPROG, O_QUIET, O_HELP, O_LLM, O_NOSTACK, O_REACH, O_NOCONFIRM, O_REACHM, O_BESIDE };
     static const struct option longopts[] = {
         {"rounds", required_argument, 0, O_ROUNDS}, {"candidates", required_argument, 0, O_CANDS},
         {"target", required_argument, 0, O_TARGET}, {"budget", required_argument, 0, O_BUDGET},
@@ -75,7 +78,7 @@ int tdx_cmd_optimize(int argc, char **argv)
         {"quiet", no_argument, 0, O_QUIET}, {"help", no_argument, 0, O_HELP},
         {"no-stack", no_argument, 0, O_NOSTACK}, {"reach", required_argument, 0, O_REACH},
         {"reach-margin", required_argument, 0, O_REACHM},
-        {"no-confirm", no_argument, 0, O_NOCONFIRM},
+        {"no-confirm", no_argument, 0, O_NOCONFIRM}, {"beside-torch", no_argument, 0, O_BESIDE},
         {"llm-url", required_argument, 0, O_LLM}, {"llm-model", required_argument, 0, O_LLM},
         {"llm-key", required_argument, 0, O_LLM}, {"llm-timeout", required_argument, 0, O_LLM},
         {"llm-connect-timeout", required_argument, 0, O_LLM},
@@ -113,6 +116,9 @@ int tdx_cmd_optimize(int argc, char **argv)
             break;
         case O_NOCONFIRM:
             o.no_confirm = 1;
+            break;
+        case O_BESIDE:
+            o.beside_torch = 1;
             break;
         case O_TARGET:
             if (tdx_cli_parse_double("--target", optarg, 0, 1, &o.target_fraction))

@@ -8,6 +8,10 @@ write on the task's dtype) when it has one, else its `reference` (which may
 compute in float64, so it is no fair comparison); the reply says which one.
 `--torch-only` times the torch baseline alone: no kernel runs, so it also
 works on the CPU (`--device cpu`, at the largest check shape by default).
+`--beside-torch` times the torch baseline eager and under torch.compile
+interleaved with the baseline and the candidate, run by run (variants
+"torch_eager" and "torch_compile"): the comparison with torch made in the
+same minute, on the same inputs, with the same clock state.
 
 The module is named timing.py so it never shadows the standard `time`.
 """
@@ -38,6 +42,8 @@ def add_args(p):
     p.add_argument("--no-reference", action="store_true",
                    help="skip the torch baseline (torch_impl, else reference) in eager mode")
     p.add_argument("--torch-compile", action="store_true", help="also time torch.compile(torch baseline)")
+    p.add_argument("--beside-torch", action="store_true",
+                   help="time the torch baseline, eager and compiled, interleaved with launch")
     p.add_argument("--torch-only", action="store_true",
                    help="time only the torch baseline (eager, and compiled with --torch-compile), not launch")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
@@ -139,9 +145,14 @@ def _run(args):
     fns = {"baseline": task.launch}
     if cand is not None:
         fns["candidate"] = cand.launch
+    beside = {}
+    if args.beside_torch:
+        beside = beside_fns(task, inputs)
+        fns.update(beside.pop("fns"))
     try:
-        # one exclusive hold for the estimate and the timed runs
-        with gpulock.exclusive():
+        # one exclusive hold for the estimate and the timed runs; torch
+        # computes at the task's TORCH_TF32 while its baselines are among them
+        with gpulock.exclusive(), torch_precision(getattr(task.module, "TORCH_TF32", None) if beside else None):
             est = max(estimate_ms(f, inputs) for f in fns.values())
             # --reps N: N single calls a variant, as asked
             batch, reps = (1, args.reps) if args.reps else batching(est, repetitions(est, args.budget_ms))
@@ -165,6 +176,8 @@ def _run(args):
         pair = paired(times["baseline"], times["candidate"])
         if pair:
             extra["paired"] = pair
+    if beside:
+        extra["beside_torch"] = beside
     if not args.no_reference or args.torch_compile:
         extra.update(time_torch(task, arg_sets, args, nbytes, flops, "cuda", eager=not args.no_reference))
     return protocol.result("time", task=task.path, candidate=cand.path if cand else None,
@@ -273,6 +286,49 @@ def time_torch(task, arg_sets, args, nbytes, flops, device, eager=True):
         out["torch_tf32"] = bool(tf32)
     with torch_precision(tf32):
         _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager)
+    return out
+
+
+def beside_fns(task, inputs):
+    """The torch baseline as callables to time among launch's runs:
+    {"fns": {"torch_eager": f, "torch_compile": g}, "torch_baseline": which,
+    "compile_s": seconds of torch.compile's first call (kept out of the
+    timed runs), "backend": ..., "error": why a column is missing}. A
+    baseline that fails leaves its column out, never the timing."""
+    import torch
+    fn, which = torch_baseline(task)
+    out = {"fns": {}, "torch_baseline": which}
+    if fn is None:
+        out["error"] = "the task has neither torch_impl nor reference"
+        return out
+
+    def no_grad(f):
+        def call(*a):
+            with torch.no_grad():
+                return f(*a)
+        return call
+    tf32 = getattr(task.module, "TORCH_TF32", None)
+    errors = []
+    with torch_precision(tf32):
+        try:
+            no_grad(fn)(*clone_inputs(inputs))
+            out["fns"]["torch_eager"] = no_grad(fn)
+        except Exception as e:  # noqa: BLE001 - a column, not the timing
+            errors.append(f"torch eager: {describe_exception(e)}")
+        backend = os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"
+        try:
+            compiled = no_grad(torch.compile(fn, backend=backend))
+            t0 = _clock.perf_counter()
+            compiled(*clone_inputs(inputs))
+            if inputs and any(getattr(x, "is_cuda", False) for x in inputs):
+                torch.cuda.synchronize()
+            out["compile_s"] = _clock.perf_counter() - t0
+            out["backend"] = backend
+            out["fns"]["torch_compile"] = compiled
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"torch.compile: {describe_exception(e)}")
+    if errors:
+        out["error"] = "; ".join(errors)
     return out
 
 

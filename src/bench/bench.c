@@ -88,6 +88,8 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->torch_baseline = dupstr(json_string_value(json_object_get(o, "torch_baseline")));
     w->torch_note = dupstr(json_string_value(json_object_get(o, "torch_note")));
     w->torch_cached = json_is_true(json_object_get(o, "torch_cached"));
+    w->eager_beside_s = ms_or_s(o, "eager_beside_ms", "eager_beside_s");
+    w->compile_beside_s = ms_or_s(o, "compile_beside_ms", "compile_beside_s");
     w->rounds = (int)count(o, "rounds", INT_MAX);
     w->kept = (int)count(o, "kept", INT_MAX);
     w->seconds = num(o, "seconds");
@@ -149,6 +151,10 @@ json_t *tdx_bench_row_json(const tdx_bench_row *w)
                      (json_int_t)w->tokens);
     if (o && w->torch_cached)
         json_object_set_new(o, "torch_cached", json_true());
+    if (o && w->eager_beside_s > 0)
+        json_object_set_new(o, "eager_beside_ms", json_real(w->eager_beside_s * 1e3));
+    if (o && w->compile_beside_s > 0)
+        json_object_set_new(o, "compile_beside_ms", json_real(w->compile_beside_s * 1e3));
     if (o && w->tolerance_before > 0)
         json_object_set_new(o, "tolerance_before", json_real(w->tolerance_before));
     if (o && w->tolerance_after > 0)
@@ -476,6 +482,14 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
             s->looser_faster_compile += tdx_bench_looser(w) && w->final_s < w->compile_s;
             s->tie_compile += fabs(w->final_s - w->compile_s) <= TDX_BENCH_TIE * w->compile_s;
         }
+        if (w->eager_beside_s > 0) {
+            s->with_eager_beside++;
+            s->faster_eager_beside += w->final_s < w->eager_beside_s;
+        }
+        if (w->compile_beside_s > 0) {
+            s->with_compile_beside++;
+            s->faster_compile_beside += w->final_s < w->compile_beside_s;
+        }
         int tried = w->torch_note && w->torch_note[0];
         s->na_eager += tried && w->eager_s <= 0;
         s->na_compile += tried && w->compile_s <= 0;
@@ -580,6 +594,12 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
                             s->with_compile, 100.0 * (double)s->faster_compile / (double)s->with_compile);
     if (!st && s->na_compile)
         st = tdx_buf_printf(out, "| torch.compile n/a | %zu / %zu |\n", s->na_compile, s->ok);
+    if (!st && (s->with_eager_beside || s->with_compile_beside))
+        st = tdx_buf_printf(out,
+                            "| timed beside torch at the end of each run: faster than torch eager / torch.compile "
+                            "| %zu / %zu, %zu / %zu |\n",
+                            s->faster_eager_beside, s->with_eager_beside, s->faster_compile_beside,
+                            s->with_compile_beside);
     if (!st && (s->with_eager || s->with_compile))
         st = tdx_buf_printf(out, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
                             100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile);
@@ -617,6 +637,12 @@ void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
             if (strcmp(t, "confirm") == 0 && json_is_number(json_object_get(e, "initial_fraction")))
                 /* the task beside its result at the end: the row's times are that timing's */
                 w->fraction_before = json_number_value(json_object_get(e, "initial_fraction"));
+            if (strcmp(t, "confirm") == 0 || strcmp(t, "torch_beside") == 0) {
+                /* torch timed beside the result at the end, at the row's time basis */
+                json_t *te = json_object_get(e, "torch_eager_s"), *tc = json_object_get(e, "torch_compile_s");
+                w->eager_beside_s = json_is_number(te) ? json_number_value(te) : -1;
+                w->compile_beside_s = json_is_number(tc) ? json_number_value(tc) : -1;
+            }
             if (strcmp(t, "confirm") == 0 && json_is_true(json_object_get(e, "reverted"))) {
                 /* side by side at the end, what was kept was slower: nothing is */
                 tdx_buf_reset(&lv);

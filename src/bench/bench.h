@@ -6,7 +6,8 @@
  * Rows are read from / written as JSON, one object per task: task, status,
  * initial_s, final_s, fraction_before, fraction_after, eager_ms, compile_ms,
  * compile_build_s, torch_baseline, torch_note, rounds, kept, levels,
- * families, seconds, gpu_runs, compiles, tokens; a results file is
+ * families, seconds, gpu_runs, compiles, tokens, and eager_beside_ms,
+ * compile_beside_ms when the run timed torch beside its result; a results file is
  * {"schema": "tritondx/bench", "version": 1, "rows": [...]} (or a bare
  * array), with "device" and "max_level" (--max-level) when known; a merge
  * keeps those two where every merged file agrees. Missing numbers are < 0. Older rows' "eager_s" / "compile_s"
@@ -15,6 +16,11 @@
  * The torch columns time the task's torch_impl (else its reference, marked
  * "(ref)") once per task, not the candidates; a column that could not be
  * timed is n/a with its reason in torch_note and counts neither way.
+ * The beside columns are torch's baseline timed again at the end of the
+ * task's run, run by run among the task and its result (the journal's
+ * confirm, or torch_beside when nothing was kept), at the row's time
+ * basis: final_s against them is the comparison made in one minute on one
+ * card, not against a cache of another process.
  *
  * Ownership: a results set owns its rows and their strings (tdx_bench_free). */
 #ifndef TDX_BENCH_BENCH_H
@@ -38,6 +44,7 @@ typedef struct tdx_bench_row {
     char *torch_baseline; /* "torch_impl", "reference" (float64, unfair), "" unknown */
     char *torch_note;     /* why a torch column is n/a, "" when none */
     int torch_cached;     /* the torch columns came from the cache (--torch-cache) */
+    double eager_beside_s, compile_beside_s; /* timed beside the result at the end; < 0 not timed */
     int rounds, kept;
     char *levels;        /* the levels that decided each kept rewrite, e.g. "0,3" */
     char *families;      /* the kept families, e.g. "retune,tensor-cores" */
@@ -78,6 +85,9 @@ typedef struct tdx_bench_summary {
     size_t torch_cached;                 /* tasks run whose torch columns came from the cache */
     size_t looser;                       /* tasks run whose result was judged looser (tdx_bench_looser) */
     size_t looser_faster_compile;        /* of those, faster than torch.compile */
+    /* over tasks run whose run timed torch beside its result at the end */
+    size_t faster_eager_beside, with_eager_beside;
+    size_t faster_compile_beside, with_compile_beside;
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 

@@ -40,6 +40,11 @@ tdx_status tdx_loop_hx_check(void *ud, const char *task_path, const char *candid
                              tdx_loop_check *res);
 tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baseline_path,
                             const char *candidate_path, tdx_loop_timing *res);
+/* tdx_loop_exec.time_torch: the same timing, `time --beside-torch`; the test
+ * timer is run with a fourth argument, --torch, and may print
+ * torch_eager_median_s and torch_compile_median_s. */
+tdx_status tdx_loop_hx_time_torch(void *ud, const char *task_path, const char *baseline_path,
+                                  const char *candidate_path, tdx_loop_timing *res);
 /* On a GPU (and unless TRITONDX_TRIAL=0), the harness's `trial` verb: the
  * check and the timing in one sandboxed child; elsewhere check, then time. */
 tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseline_path,

@@ -2,6 +2,7 @@
 #include "loop/exec.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,7 @@ static const char *absolute(const char *path, char *buf)
 
 tdx_loop_exec tdx_loop_hx_exec(tdx_loop_hx *hx)
 {
-    tdx_loop_exec e = {tdx_loop_hx_check, tdx_loop_hx_time, NULL, hx};
+    tdx_loop_exec e = {tdx_loop_hx_check, tdx_loop_hx_time, NULL, hx, tdx_loop_hx_time_torch};
     /* one child for a candidate's check and timing on a GPU; on the CPU
      * (interpreter, test timer) the two steps stay apart */
     const char *prog = hx->test_timer ? hx->test_timer : getenv("TDX_TEST_TIMER");
@@ -198,10 +199,10 @@ static void read_paired(json_t *j, tdx_loop_timing *res)
     }
 }
 
-static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base, const char *cand,
+static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base, const char *cand, int torch,
                              tdx_loop_timing *res)
 {
-    const char *argv[] = {prog, base, cand ? cand : "-", NULL};
+    const char *argv[] = {prog, base, cand ? cand : "-", torch ? "--torch" : NULL, NULL};
     tdx_proc_opts po = {0};
     po.argv = argv;
     po.timeout_s = 60;
@@ -229,9 +230,26 @@ static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base,
     res->cand_iqr_s = num(j, "cand_iqr_s");
     res->fraction = num(j, "fraction");
     read_paired(j, res);
+    if (torch) {
+        res->torch_eager_s = fmax(num(j, "torch_eager_median_s"), 0);
+        res->torch_compile_s = fmax(num(j, "torch_compile_median_s"), 0);
+    }
     json_decref(j);
     (void)x;
     return res->base_median_s > 0 ? TDX_OK : TDX_ERR_CHILD;
+}
+
+/* The torch columns a `time --beside-torch` reply timed among the two: a
+ * torch.compile through another backend than Inductor (a test seam) is not
+ * torch.compile's time and is left out. */
+static void read_beside_torch(json_t *j, tdx_loop_timing *res)
+{
+    double iqr;
+    if (side(j, "torch_eager", &res->torch_eager_s, &iqr) != 0)
+        res->torch_eager_s = 0;
+    const char *backend = json_string_value(json_object_get(json_object_get(j, "beside_torch"), "backend"));
+    if (!backend || strcmp(backend, "inductor") != 0 || side(j, "torch_compile", &res->torch_compile_s, &iqr) != 0)
+        res->torch_compile_s = 0;
 }
 
 /* Medians, work and roofline fraction from a `time` reply j (with_cand: it
@@ -264,16 +282,14 @@ static tdx_status fill_timing(const tdx_loop_hx *x, json_t *j, int with_cand, td
     return TDX_OK;
 }
 
-tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baseline_path,
-                            const char *candidate_path, tdx_loop_timing *res)
+static tdx_status hx_time(tdx_loop_hx *x, const char *baseline_path, const char *candidate_path, int torch,
+                          tdx_loop_timing *res)
 {
-    tdx_loop_hx *x = ud;
     memset(res, 0, sizeof *res);
     res->fraction = -1;
     const char *prog = x->test_timer ? x->test_timer : getenv("TDX_TEST_TIMER");
     if (prog && *prog)
-        return test_timer(x, prog, baseline_path, candidate_path, res);
-    (void)task_path;
+        return test_timer(x, prog, baseline_path, candidate_path, torch, res);
     const char *env[TDX_LOOP_MAX_ENV + 2];
     tdx_hx_opts o = sandboxed(x, child_timeout(x->time_timeout_s), env);
     char ab[PATH_MAX], ac[PATH_MAX];
@@ -283,11 +299,15 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
      * unchanged), so it serves as the task for back-to-back timing. The
      * loop compares baseline and candidate only: the torch baselines are
      * timed once per task by `tritondx bench`, not once per candidate
-     * (the float64 reference of a large matmul costs seconds a call). */
-    const char *args[4] = {"--no-reference", NULL, NULL, NULL};
+     * (the float64 reference of a large matmul costs seconds a call);
+     * the confirm asks for them among its two (--beside-torch). */
+    const char *args[5] = {"--no-reference", NULL, NULL, NULL, NULL};
+    int na = 1;
+    if (torch)
+        args[na++] = "--beside-torch";
     if (candidate_path) {
-        args[1] = "--candidate";
-        args[2] = candidate_path;
+        args[na++] = "--candidate";
+        args[na++] = candidate_path;
     }
     tdx_hx_reply r;
     tdx_status st = tdx_hx_call(&o, "time", baseline_path, args, &r, NULL);
@@ -298,8 +318,24 @@ tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baselin
         return TDX_ERR_CHILD;
     }
     st = fill_timing(x, r.json, candidate_path != NULL, res);
+    if (!st && torch)
+        read_beside_torch(r.json, res);
     tdx_hx_reply_free(&r);
     return st;
+}
+
+tdx_status tdx_loop_hx_time(void *ud, const char *task_path, const char *baseline_path,
+                            const char *candidate_path, tdx_loop_timing *res)
+{
+    (void)task_path;
+    return hx_time(ud, baseline_path, candidate_path, 0, res);
+}
+
+tdx_status tdx_loop_hx_time_torch(void *ud, const char *task_path, const char *baseline_path,
+                                  const char *candidate_path, tdx_loop_timing *res)
+{
+    (void)task_path;
+    return hx_time(ud, baseline_path, candidate_path, 1, res);
 }
 
 /* What a trial may spend waiting for the GPU lock when tasks share one GPU

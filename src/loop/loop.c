@@ -190,7 +190,10 @@ static tdx_status resume_state(run *r, json_t *entries, int *next_round, int *st
             json_int_t done = json_integer_value(json_object_get(e, "round"));
             *next_round = done < 1 ? 1 : done >= INT_MAX ? INT_MAX : (int)done + 1;
             r->res->rounds = *next_round - 1;
+        } else if (strcmp(type, "torch_beside") == 0) {
+            r->confirmed = 1;
         } else if (strcmp(type, "confirm") == 0) {
+            r->confirmed = 1;
             json_t *fs = json_object_get(e, "final_s"), *is = json_object_get(e, "initial_s");
             if (json_is_number(fs) && json_number_value(fs) > 0)
                 r->res->final_s = json_number_value(fs);

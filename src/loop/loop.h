@@ -91,6 +91,9 @@ typedef struct tdx_loop_timing {
     char dtype[16];       /* the dtype its FLOPs run in ("fp16", ...); "" unknown */
     char reason[512];     /* why timing failed, one line */
     double tolerance;     /* set by the loop: its check's tdx_loop_check.tolerance */
+    /* time_torch only: the task's torch baseline, eager and under
+     * torch.compile, timed interleaved with the two (medians); 0 not timed */
+    double torch_eager_s, torch_compile_s;
 } tdx_loop_timing;
 
 /* What a trial (check, then time when the check passed) came to. */
@@ -122,6 +125,12 @@ typedef struct tdx_loop_exec {
     tdx_status (*trial)(void *ud, const char *task_path, const char *baseline_path,
                         const char *candidate_path, tdx_loop_trial *res);
     void *ud;
+    /* Optional (NULL: not offered): as time, with the task's torch baseline,
+     * eager and under torch.compile (compiled before), timed run by run
+     * among the two -- the confirm's comparison with torch, made in the same
+     * minute on the same inputs. A torch column that fails is left 0. */
+    tdx_status (*time_torch)(void *ud, const char *task_path, const char *baseline_path,
+                             const char *candidate_path, tdx_loop_timing *res);
 } tdx_loop_exec;
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -142,6 +151,8 @@ typedef struct tdx_loop_opts {
     int no_stack;             /* 1: never stack the round's two winners into one more candidate */
     int no_confirm;           /* 1: the final time is the rounds' ratios chained, not one side-by-side
                                * timing of the result against the task at the end */
+    int beside_torch;         /* 1: torch eager and torch.compile timed in the confirm too (exec.time_torch),
+                               * and beside the task when nothing was kept (journal `torch_beside`) */
     int max_cands;            /* per round, 0: 8 */
     double time_budget_s;     /* 0: none */
     double target_fraction;   /* stop at this fraction of the roofline; 0: 0.85 */

@@ -48,6 +48,7 @@ typedef struct tdx_loop__run {
     double elapsed_before; /* from earlier sessions of a resumed run */
     double last_fraction;
     double initial_fraction; /* the task's own, from its baseline; < 0 unknown */
+    int confirmed;           /* the journal holds the end's timing (confirm or torch_beside) */
     /* the diagnosis as run: level 1 told the ceilings and the timing the
      * loop made of its best so far, so it need not measure them again */
     tdx_dx_opts dx;

@@ -183,31 +183,83 @@ tdx_status tdx_loop__follow_up(run *r, int round, tdx_loop_cands *cands, const t
  * beyond it: the task is the result (undone). Within it: inconclusive, the
  * kept source stays, at the ratio it read here. A timing that fails leaves
  * the chained time; the journal says which. */
-/* One timing of the result beside the task; an error when it failed or
- * gave no time. */
-static tdx_status time_beside_task(run *r, tdx_loop_timing *t)
+/* One timing of the result (cand; NULL: the task alone) beside the task,
+ * with torch's baseline among them when the run asks for it and the
+ * executor offers it (a torch timing that fails is taken again without
+ * torch: torch's columns are a comparison, the result's time is not); an
+ * error when it failed or gave no time. */
+static tdx_status time_beside_task(run *r, const char *cand, tdx_loop_timing *t)
 {
-    memset(t, 0, sizeof *t);
-    t->fraction = -1;
-    tdx_status st = r->o->exec.time(r->o->exec.ud, r->o->task_path, r->o->task_path, r->best_path, t);
-    if (!st && (t->base_median_s <= 0 || t->cand_median_s <= 0))
-        st = TDX_ERR_CHILD;
+    const tdx_loop_exec *x = &r->o->exec;
+    tdx_status st = TDX_ERR_CHILD;
+    for (int torch = r->o->beside_torch && x->time_torch ? 1 : 0; torch >= 0; torch--) {
+        memset(t, 0, sizeof *t);
+        t->fraction = -1;
+        st = (torch ? x->time_torch : x->time)(x->ud, r->o->task_path, r->o->task_path, cand, t);
+        if (!st && (t->base_median_s <= 0 || (cand && t->cand_median_s <= 0)))
+            st = TDX_ERR_CHILD;
+        if (!st)
+            break;
+    }
     return st;
+}
+
+/* torch's columns of timing t into the journal entry e, at the time basis
+ * task_s of the task's own column there: each times task_s over the task's
+ * median, so that they compare with the entry's final time as they did
+ * side by side. Nothing when torch was not timed. */
+static void torch_beside_json(json_t *e, const tdx_loop_timing *t, double task_s)
+{
+    if (t->torch_eager_s > 0 && t->base_median_s > 0)
+        json_object_set_new(e, "torch_eager_s", json_real(task_s * t->torch_eager_s / t->base_median_s));
+    if (t->torch_compile_s > 0 && t->base_median_s > 0)
+        json_object_set_new(e, "torch_compile_s", json_real(task_s * t->torch_compile_s / t->base_median_s));
+}
+
+/* Nothing kept (or the kept undone): with beside_torch, the task timed once
+ * more with torch's baseline among its runs, for the comparison the
+ * confirm makes otherwise (journal `torch_beside`: torch's columns at the
+ * task's final time). A timing that fails is only a note there. */
+static tdx_status task_beside_torch(run *r)
+{
+    if (!r->o->beside_torch || !r->o->exec.time_torch || r->o->no_confirm)
+        return TDX_OK;
+    tdx_loop__progress(r, r->res->rounds, 0, 0, "torch beside the task");
+    double t0 = tdx_loop__now_s();
+    tdx_loop_timing t;
+    tdx_status st = time_beside_task(r, NULL, &t);
+    json_t *e = json_pack("{s:s, s:f}", "type", "torch_beside", "time_s", tdx_loop__now_s() - t0);
+    if (!e)
+        return TDX_ERR_NOMEM;
+    if (st || !(t.torch_eager_s > 0 || t.torch_compile_s > 0)) {
+        json_object_set_new(e, "reason", json_string(st && t.reason[0] ? t.reason
+                                                     : st ? tdx_status_str(st)
+                                                          : "no torch column was timed"));
+    } else {
+        json_object_set_new(e, "timing", tdx_loop__timing_json(&t));
+        json_object_set_new(e, "task_median_s", json_real(t.base_median_s));
+        json_object_set_new(e, "final_s", json_real(r->res->final_s));
+        torch_beside_json(e, &t, r->res->final_s);
+    }
+    r->confirmed = 1;
+    return tdx_loop__jlog(r, e);
 }
 
 tdx_status tdx_loop__confirm(run *r)
 {
     tdx_loop_result *res = r->res;
+    if (r->confirmed)
+        return TDX_OK;
     /* undone already (a resumed run that died before its stop): nothing kept to time */
     if (!res->kept || r->o->no_confirm || res->reverted)
-        return TDX_OK;
+        return res->kept && !res->reverted ? TDX_OK : task_beside_torch(r);
     tdx_loop__progress(r, res->rounds, 0, 0, "confirm");
     double t0 = tdx_loop__now_s();
     tdx_loop_timing t, again;
-    tdx_status st = time_beside_task(r, &t);
+    tdx_status st = time_beside_task(r, r->best_path, &t);
     int timings = 1;
     if (st || tdx_loop__rel_spread(&t) > TIMING_NOISY) {
-        tdx_status st2 = time_beside_task(r, &again);
+        tdx_status st2 = time_beside_task(r, r->best_path, &again);
         timings++;
         if (!st2 && (st || tdx_loop__rel_spread(&again) < tdx_loop__rel_spread(&t))) {
             t = again;
@@ -220,6 +272,7 @@ tdx_status tdx_loop__confirm(run *r)
                           "timings", timings);
     if (!e)
         return TDX_ERR_NOMEM;
+    r->confirmed = 1;
     if (st) {
         json_object_set_new(e, "reason", json_string(t.reason[0] ? t.reason : tdx_status_str(st)));
         json_object_set_new(e, "final_s", json_real(chained));
@@ -250,6 +303,7 @@ tdx_status tdx_loop__confirm(run *r)
     json_object_set_new(e, "final_s", json_real(res->final_s));
     json_object_set_new(e, "fraction", json_real(res->final_fraction));
     json_object_set_new(e, "reverted", json_boolean(reverted));
+    torch_beside_json(e, &t, task_s);
     tdx_status js = tdx_loop__jlog(r, e);
     if (js)
         return js;

@@ -299,6 +299,12 @@ tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summa
         TRY(tdx_buf_printf(b, "%zu / %zu", s->faster_compile, s->with_compile));
         TRY(tdx_rep__kv_end(b, m));
     }
+    if (s->with_eager_beside || s->with_compile_beside) {
+        TRY(tdx_rep__kv(b, m, "timed beside torch at the end of each run: faster than torch eager / torch.compile"));
+        TRY(tdx_buf_printf(b, "%zu / %zu, %zu / %zu", s->faster_eager_beside, s->with_eager_beside,
+                           s->faster_compile_beside, s->with_compile_beside));
+        TRY(tdx_rep__kv_end(b, m));
+    }
     if (s->with_eager || s->with_compile) {
         char key[96];
         snprintf(key, sizeof key, "within %.0f%% of torch eager / torch.compile (a tie either way)",

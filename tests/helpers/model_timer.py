@@ -2,7 +2,10 @@
 """A test timer for `tritondx optimize` (the TDX_TEST_TIMER seam): it "times"
 a task file by a model of its launch — a larger BLOCK up to 1024 and 8 warps
 run faster — and prints the JSON the loop reads. Usage:
-model_timer.py BASELINE_FILE CANDIDATE_FILE|-"""
+model_timer.py BASELINE_FILE CANDIDATE_FILE|- [--torch]
+With --torch (the loop's timing beside torch) and TDX_TEST_TIMER_TORCH=E,C
+in the environment it also prints torch eager and torch.compile as E and C
+times the baseline's time."""
 import json
 import re
 import sys
@@ -26,6 +29,11 @@ def main():
     cand = model(sys.argv[2]) if sys.argv[2] != "-" else 0.0
     out = {"base_median_s": base, "base_iqr_s": 0.01 * base, "cand_median_s": cand,
            "cand_iqr_s": 0.01 * cand, "fraction": 2e-5 / (cand or base)}
+    torch = __import__("os").environ.get("TDX_TEST_TIMER_TORCH")
+    if sys.argv[3:4] == ["--torch"] and torch:
+        eager, compiled = (float(v) for v in torch.split(","))
+        out["torch_eager_median_s"] = eager * base
+        out["torch_compile_median_s"] = compiled * base
     print(json.dumps(out))
 
 

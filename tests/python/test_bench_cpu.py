@@ -28,7 +28,8 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     with open(suite / "rowsum_loop.py", "a") as f:
         f.write("\n\ndef torch_impl(x):\n    return x.sum(dim=1)\n")
     env = dict(os.environ, TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
-               PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager")
+               PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager",
+               TDX_TEST_TIMER_TORCH="0.5,3.0")
     out = tmp_path / "out"
     r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(out), "--rounds", "1",
                         "--candidates", "2", "--max-level", "0", "--device", "cpu"],
@@ -57,6 +58,18 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     assert "| faster than torch eager |" in md
     assert "| torch columns on `reference` (no torch_impl) | 1 |" in md
     assert "| geomean speedup |" in md and "| scale.py |" in md
+    # torch timed again beside each result at the end of its run (the test timer's torch:
+    # eager half the task's time, compiled three times it), at the row's time basis
+    for name, row in rows.items():
+        journal = [json.loads(line) for line in (out / name[:-3] / "journal.jsonl").read_text().splitlines()]
+        end = [e for e in journal if e["type"] in ("confirm", "torch_beside")]
+        assert len(end) == 1 and end[0]["type"] == ("confirm" if row["kept"] else "torch_beside"), end
+        task_s = end[0]["initial_s"] if row["kept"] else row["final_s"]
+        assert abs(row["eager_beside_ms"] - 0.5 * task_s * 1e3) < 1e-9 * 1e3, row
+        assert abs(row["compile_beside_ms"] - 3.0 * task_s * 1e3) < 1e-9 * 1e3, row
+    n = len(rows)
+    assert (f"| timed beside torch at the end of each run: faster than torch eager / torch.compile "
+            f"| {sum(r['final_s'] < r['eager_beside_ms'] / 1e3 for r in rows.values())} / {n}, {n} / {n} |") in md
     # merging the same results twice keeps one row per task (a later run of a task replaces it)
     shutil.copy(out / "results.json", tmp_path / "same.json")
     m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "same.json")],

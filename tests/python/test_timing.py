@@ -147,3 +147,60 @@ def test_a_kernelbench_problem_times_its_model_as_written():
     assert r["ok"], r
     assert r["torch_baseline"] == "torch_impl" and r["torch_dtype"] == ["float32"]
     assert r["torch_eager"]["median_ms"] > 0
+
+
+def _cpu_gpu(monkeypatch, seen):
+    """The time verb's GPU steps replaced by CPU stand-ins: inputs made on the
+    CPU, launch run as torch, each timed callable called once a rep and its
+    rep's time its position in the rotation (so the reply's order is known)."""
+    from tritondx_harness import timing
+    monkeypatch.setattr(timing, "require_cuda", lambda: torch)
+    monkeypatch.setattr(timing, "pin_timers", lambda: None)
+    monkeypatch.setattr(timing, "device_info", lambda: {"name": "cpu stand-in"})
+    monkeypatch.setattr(timing, "rotated", lambda _t, inputs, _i, _f: ([inputs], 1))
+    monkeypatch.setattr(timing, "estimate_ms", lambda f, a: (f(*a), 1.0)[1])
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+
+    def interleaved(fns, reps, warmup, arg_sets, batch=1):
+        seen.append((sorted(fns), torch.backends.cuda.matmul.allow_tf32))
+        return {name: [float(i + 1)] * 5 for i, (name, f) in enumerate(sorted(fns.items())) if f(*arg_sets[0]) is not None}
+    monkeypatch.setattr(timing, "time_interleaved", interleaved)
+
+
+CPU_LAUNCH = TASK.replace('''    y = torch.empty_like(x)
+    scale_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+    return y''', "    return x * 2").replace(".to(dtype).to(device),)", ".to(dtype),)")
+
+
+def test_beside_torch_times_torch_among_the_variants(tmp_path, monkeypatch):
+    """--beside-torch: torch eager and torch.compile of the torch baseline
+    timed in the same interleaved run as launch, at the task's TORCH_TF32,
+    compiled before it (compile_s apart); the later torch columns skipped
+    with --no-reference."""
+    monkeypatch.setenv("TDX_TORCH_COMPILE_BACKEND", "eager")
+    seen = []
+    _cpu_gpu(monkeypatch, seen)
+    task = _write(tmp_path, "beside.py", CPU_LAUNCH + IMPL + "\nTORCH_TF32 = True\n")
+    before = torch.backends.cuda.matmul.allow_tf32
+    r = dispatch(["time", "--task", task, "--candidate", task, "--beside-torch", "--no-reference", "--shape", "[64]"])
+    assert r["ok"], r
+    assert sorted(r["variants"]) == ["baseline", "candidate", "torch_compile", "torch_eager"]
+    assert seen == [(["baseline", "candidate", "torch_compile", "torch_eager"], True)]
+    assert torch.backends.cuda.matmul.allow_tf32 == before
+    b = r["beside_torch"]
+    assert b["torch_baseline"] == "torch_impl" and b["backend"] == "eager" and b["compile_s"] > 0
+    assert "error" not in b and "fns" not in b
+    assert "torch_eager" not in r and "torch_compile" not in r  # --no-reference: no second timing
+
+
+def test_beside_torch_without_a_compile_keeps_eager_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("TDX_TORCH_COMPILE_BACKEND", "no_such_backend")
+    seen = []
+    _cpu_gpu(monkeypatch, seen)
+    task = _write(tmp_path, "beside_bad.py", CPU_LAUNCH + IMPL)
+    r = dispatch(["time", "--task", task, "--beside-torch", "--no-reference", "--shape", "[64]"])
+    assert r["ok"], r
+    assert sorted(r["variants"]) == ["baseline", "torch_eager"]
+    assert "torch.compile" in r["beside_torch"]["error"]
+    r = dispatch(["time", "--task", task, "--no-reference", "--shape", "[64]"])
+    assert r["ok"] and sorted(r["variants"]) == ["baseline"] and "beside_torch" not in r

@@ -150,11 +150,35 @@ static tdx_status fx_propose(void *ud, const tdx_loop_ctx *ctx, tdx_loop_cands *
     return TDX_OK;
 }
 
+/* exec.time_torch: fx_time with torch's baseline among the runs, eager and
+ * compiled reading these times the task's timing there (0: not timed);
+ * the next torch_fails of them fail. */
+static double torch_eager_scale = 0.8, torch_compile_scale = 0.5;
+static int torch_timings = 0, torch_fails = 0;
+
+static inline tdx_status fx_time_torch(void *ud, const char *task_path, const char *base, const char *cand,
+                                       tdx_loop_timing *t)
+{
+    torch_timings++;
+    if (torch_fails > 0) {
+        torch_fails--;
+        snprintf(t->reason, sizeof t->reason, "torch.compile ran out of time");
+        return TDX_ERR_CHILD;
+    }
+    tdx_status st = fx_time(ud, task_path, base, cand, t);
+    t->torch_eager_s = torch_eager_scale * t->base_median_s;
+    t->torch_compile_s = torch_compile_scale * t->base_median_s;
+    return st;
+}
+
 static int setup(void **state)
 {
     (void)state;
     base_bias = confirm_scale = start_scale = 1.0;
     confirms = noisy_confirms = noisy_cands = 0;
+    torch_eager_scale = 0.8;
+    torch_compile_scale = 0.5;
+    torch_timings = torch_fails = 0;
     noisy_ratio = 0.95;
     snprintf(dir, sizeof dir, "/tmp/tdx_loop_%ld", (long)getpid());
     char cmd[1200];

@@ -220,6 +220,66 @@ static void torch_columns_of_canned_rows(void **state)
     tdx_bench_free(&r);
 }
 
+/* torch timed beside the result at the end of each run: the journal's
+ * confirm (or torch_beside, nothing kept) gives the row's beside columns,
+ * the summary counts against them apart from the cached columns, and they
+ * go through JSON in milliseconds. A row without them counts neither way. */
+static void torch_beside_columns(void **state)
+{
+    (void)state;
+    static const char *const journals[] = {
+        "[{\"type\": \"keep\", \"round\": 1, \"family\": \"retune\"},"
+        " {\"type\": \"confirm\", \"reverted\": false, \"torch_eager_s\": 0.004, \"torch_compile_s\": 0.0011}]",
+        "[{\"type\": \"torch_beside\", \"final_s\": 0.002, \"torch_eager_s\": 0.003, \"torch_compile_s\": 0.0019}]",
+        "[{\"type\": \"torch_beside\", \"reason\": \"no torch column was timed\"}]"};
+    /* final times 1 ms (kept), 2 ms and 2 ms (nothing kept); cached torch.compile 0.9 ms for each */
+    static const double final_s[] = {0.001, 0.002, 0.002};
+    tdx_bench_results r = {0};
+    for (int i = 0; i < 3; i++) {
+        char row[256];
+        snprintf(row, sizeof row, "{\"task\": \"t%d.py\", \"initial_s\": 0.004, \"final_s\": %g, \"compile_ms\": 0.9,"
+                 " \"eager_ms\": 5}", i, final_s[i]);
+        json_t *o = json_loads(row, 0, NULL);
+        assert_int_equal(tdx_bench_add_json(&r, o), TDX_OK);
+        json_decref(o);
+        tdx_bench_row *w = &r.rows[r.len - 1];
+        assert_true(w->compile_beside_s < 0 && w->eager_beside_s < 0);
+        json_t *entries = json_loads(journals[i], 0, NULL);
+        assert_non_null(entries);
+        tdx_bench_row_from_entries(w, entries);
+        json_decref(entries);
+    }
+    assert_true(fabs(r.rows[0].compile_beside_s - 0.0011) < 1e-12);
+    assert_true(fabs(r.rows[1].eager_beside_s - 0.003) < 1e-12);
+    assert_true(r.rows[2].compile_beside_s < 0 && r.rows[2].eager_beside_s < 0);
+    tdx_bench_summary s;
+    tdx_bench_summarize(&r, &s);
+    assert_int_equal(s.with_compile, 3);
+    assert_int_equal(s.faster_compile, 0); /* against the cache: none */
+    assert_int_equal(s.with_compile_beside, 2);
+    assert_int_equal(s.faster_compile_beside, 1); /* beside: 1 ms against 1.1 */
+    assert_int_equal(s.with_eager_beside, 2);
+    assert_int_equal(s.faster_eager_beside, 2);
+    tdx_buf b;
+    tdx_buf_init(&b, 0);
+    assert_int_equal(tdx_bench_markdown(&r, &s, &b), TDX_OK);
+    assert_non_null(strstr(tdx_buf_str(&b), "| timed beside torch at the end of each run: faster than torch eager / "
+                                            "torch.compile | 2 / 2, 1 / 2 |\n"));
+    tdx_buf_free(&b);
+    json_t *j = tdx_bench_row_json(&r.rows[0]);
+    assert_true(fabs(json_number_value(json_object_get(j, "compile_beside_ms")) - 1.1) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(j, "eager_beside_ms")) - 4.0) < 1e-9);
+    tdx_bench_results r2 = {0};
+    assert_int_equal(tdx_bench_add_json(&r2, j), TDX_OK);
+    assert_true(fabs(r2.rows[0].compile_beside_s - 0.0011) < 1e-12);
+    json_decref(j);
+    j = tdx_bench_row_json(&r.rows[2]);
+    assert_null(json_object_get(j, "compile_beside_ms"));
+    json_decref(j);
+    tdx_bench_free(&r2);
+    tdx_bench_free(&r);
+}
+
 /* The torch columns from `time --torch-only` replies. */
 static void torch_columns_from_replies(void **state)
 {
@@ -277,6 +337,7 @@ int main(void)
         cmocka_unit_test(one_row_per_task),
         cmocka_unit_test(kept_families_from_the_journal),
         cmocka_unit_test(torch_columns_of_canned_rows),
+        cmocka_unit_test(torch_beside_columns),
         cmocka_unit_test(torch_columns_from_replies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,6 +223,112 @@ static void a_noisy_faster_candidate_is_timed_again(void **state)
     }
 }
 
+static size_t count_of(const char *type)
+{
+    json_t *a = entries_of(type);
+    size_t n = json_array_size(a);
+    json_decref(a);
+    return n;
+}
+
+/* With beside_torch the confirm times torch's baseline among its runs
+ * (the candidates' timings never do): the journal's confirm gives torch
+ * eager and torch.compile at the task's time there, so that they compare
+ * with the final time as they read side by side; a resumed (finished) run
+ * times nothing again. */
+static void torch_is_timed_beside_the_result_at_the_end(void **state)
+{
+    (void)state;
+    start_scale = 1.1;
+    tdx_loop_opts o = opts_for();
+    o.beside_torch = 1;
+    o.exec.time_torch = fx_time_torch;
+    tdx_loop_result res;
+    run_to_end(&o, &res);
+    assert_int_equal(confirms, 1);
+    assert_int_equal(torch_timings, 1);
+    double task_s = sqrt(11e-3 * 10e-3);
+    json_t *c = entries_of("confirm");
+    json_t *e = json_array_get(c, 0);
+    assert_true(fabs(json_number_value(json_object_get(e, "torch_compile_s")) - 0.5 * task_s) < 1e-12);
+    assert_true(fabs(json_number_value(json_object_get(e, "torch_eager_s")) - 0.8 * task_s) < 1e-12);
+    /* the same comparison as side by side: the result (1 ms beside 10) against torch.compile (5 ms) */
+    assert_true(fabs(res.final_s / json_number_value(json_object_get(e, "torch_compile_s")) - 1e-3 / 5e-3) < 1e-9);
+    json_decref(c);
+    assert_int_equal(count_of("torch_beside"), 0);
+    o.resume = 1;
+    run_to_end(&o, &res);
+    assert_int_equal(torch_timings, 1);
+    assert_int_equal(confirms, 1);
+}
+
+/* A torch timing that fails is taken again without torch: the confirm
+ * stands as it would have, with no torch columns; without beside_torch no
+ * torch timing runs at all. */
+static void a_failing_torch_timing_leaves_the_confirm_as_it_was(void **state)
+{
+    for (int beside = 1; beside >= 0; beside--) {
+        if (!beside) {
+            assert_int_equal(teardown(state), 0);
+            assert_int_equal(setup(state), 0);
+        }
+        torch_fails = 1;
+        tdx_loop_opts o = opts_for();
+        o.beside_torch = beside;
+        o.exec.time_torch = fx_time_torch;
+        tdx_loop_result res;
+        run_to_end(&o, &res);
+        assert_int_equal(torch_timings, beside);
+        assert_int_equal(confirms, 1);
+        assert_true(fabs(res.final_s - 1e-3) < 1e-9);
+        json_t *c = entries_of("confirm");
+        json_t *e = json_array_get(c, 0);
+        assert_string_equal(json_string_value(json_object_get(e, "outcome")), "faster");
+        assert_null(json_object_get(e, "torch_compile_s"));
+        assert_null(json_object_get(e, "torch_eager_s"));
+        json_decref(c);
+    }
+}
+
+/* Nothing kept (the task starts above the target): with beside_torch the
+ * task is timed once with torch among its runs, journal `torch_beside`,
+ * torch's columns at the task's final time; once, also when resumed. A
+ * failed one says why and the run ends as it would have. */
+static void nothing_kept_times_torch_beside_the_task(void **state)
+{
+    for (int fail = 0; fail < 2; fail++) {
+        if (fail) {
+            assert_int_equal(teardown(state), 0);
+            assert_int_equal(setup(state), 0);
+        }
+        torch_fails = fail;
+        tdx_loop_opts o = opts_for();
+        o.target_fraction = 0.05; /* the task reads 0.1 of its floor */
+        o.beside_torch = 1;
+        o.exec.time_torch = fx_time_torch;
+        tdx_loop_result res;
+        run_to_end(&o, &res);
+        assert_int_equal(res.kept, 0);
+        assert_int_equal(torch_timings, 1); /* a failed one is taken again without torch */
+        json_t *b = entries_of("torch_beside");
+        assert_int_equal(json_array_size(b), 1);
+        json_t *e = json_array_get(b, 0);
+        if (fail) {
+            assert_null(json_object_get(e, "torch_compile_s"));
+            assert_non_null(json_string_value(json_object_get(e, "reason")));
+        } else {
+            assert_true(fabs(json_number_value(json_object_get(e, "final_s")) - res.final_s) < 1e-12);
+            assert_true(fabs(json_number_value(json_object_get(e, "torch_compile_s")) - 0.5 * res.final_s) < 1e-12);
+            assert_true(fabs(json_number_value(json_object_get(e, "torch_eager_s")) - 0.8 * res.final_s) < 1e-12);
+        }
+        json_decref(b);
+        assert_int_equal(count_of("confirm"), 0);
+        o.resume = 1;
+        run_to_end(&o, &res);
+        assert_int_equal(torch_timings, 1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +338,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_task_is_timed_again_beside_the_result, setup, teardown),
         cmocka_unit_test_setup_teardown(a_noisy_confirm_is_taken_again, setup, teardown),
         cmocka_unit_test_setup_teardown(a_noisy_faster_candidate_is_timed_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(torch_is_timed_beside_the_result_at_the_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failing_torch_timing_leaves_the_confirm_as_it_was, setup, teardown),
+        cmocka_unit_test_setup_teardown(nothing_kept_times_torch_beside_the_task, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
         cmocka_set_test_filter(getenv("TDX_TEST_FILTER"));
