@@ -26,7 +26,8 @@ static const struct {
     {"split-reduction", "split a loop that reduces loaded values over several programs per block and combine "
                         "the partial results with atomics"},
     {"defer-reduction", "keep an elementwise fp32 accumulator of the tile's shape in the loop instead of reducing "
-                        "each tile to a scalar (tl.sum / tl.max) per iteration, and reduce it once after the loop"},
+                        "each tile to a scalar (tl.sum / tl.max) per iteration, and reduce it once after the loop; "
+                        "a maximum or minimum of 16-bit loads can keep its lanes in the loaded type, exactly"},
     {"relax-atomics", "pass sem=\"relaxed\" to atomics whose result is unused when the kernel reads nothing "
                       "they order: no acq_rel fence and L1 invalidate per atomic"},
     {"peel-masks", "run the blocks of a loop that need no mask (before the sequence end or the causal "

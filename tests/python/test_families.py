@@ -52,6 +52,8 @@ CASES = [
     ("defer-reduction", ROOT / "bench" / "tasks" / "row_argmax.py"),  # a running arg-max: best value and index a lane
     ("defer-reduction", "row_argmax_ties.py"),               # ties within and across blocks; a running maximum from 0.0
     ("defer-reduction", "row_argmin_fp16.py"),               # the arg-min of fp16 values, `lo > m`, tl.range
+    ("defer-reduction", "colmin_bf16_widened.py"),           # bf16 lanes for a minimum of widened loads
+    ("defer-reduction", "rowmax_int_widened.py"),            # int32 loads: an fp32 accumulator
     ("relax-atomics", ROOT / "bench" / "tasks" / "scatter_add.py"),
     ("relax-atomics", ROOT / "bench" / "tasks" / "sum_all.py"),
     ("peel-masks", "window_rowsum.py"),

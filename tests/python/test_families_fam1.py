@@ -311,9 +311,11 @@ def test_block_outputs_folds_the_channel_axis(tmp_path):
      "m = tl.maximum(m, tl.max(_tdx_r0, axis=0))"),
     ("matvec_fp16.py", "_tdx_r0 = tl.zeros([BLOCK], dtype=tl.float32)", "_tdx_r0 += a * x",
      "acc += tl.sum(_tdx_r0, axis=0)"),
-    # one axis of a 2-D tile into the column accumulator: the final reduction keeps that axis
-    ("col_max_fp16.py", '_tdx_r0 = tl.full([BLOCK_M, BLOCK_N], float("-inf"), tl.float32)',
-     "_tdx_r0 = tl.maximum(_tdx_r0, x.to(tl.float32))", "acc = tl.maximum(acc, tl.max(_tdx_r0, axis=0))"),
+    # one axis of a 2-D tile into the column accumulator: the final reduction keeps that axis;
+    # a maximum of fp16 loads widened to fp32: the lanes in the loaded type, widened once after
+    ("col_max_fp16.py", 'tl.static_assert(x_ptr.dtype.element_ty.is_floating())\n    _tdx_r0 = tl.full('
+     '[BLOCK_M, BLOCK_N], float("-inf"), tl.float32).to(x_ptr.dtype.element_ty)',
+     "_tdx_r0 = tl.maximum(_tdx_r0, x)", "acc = tl.maximum(acc, tl.max(_tdx_r0, axis=0).to(tl.float32))"),
 ])
 def test_defer_reduction_bench_tasks(task, init, update, final, tmp_path):
     """defer-reduction on the bench tasks it is meant for: one candidate, the
@@ -326,6 +328,29 @@ def test_defer_reduction_bench_tasks(task, init, update, final, tmp_path):
     assert f"\n        {update}\n    {final}\n    tl.store(" in text, text
     assert "1 reduction of each loop tile" in summary
     assert rewrite("defer-reduction", cand, tmp_path / "b") == []
+
+
+@pytest.mark.parametrize("name,narrow", [
+    ("colmin_bf16_widened.py", True),
+    ("rowmax_int_widened.py", False),   # int32 loads, masked lanes 0: no -inf of the loaded type
+])
+def test_defer_reduction_keeps_widened_extremes_in_the_loaded_type(name, narrow, tmp_path):
+    """A maximum or minimum of loads widened to fp32 keeps its lanes in the
+    loaded type (exact) when the loads are floating-point data; an integer
+    load keeps the fp32 accumulator. A narrowed kernel given an integer
+    pointer stops at its static assertion instead of computing with a
+    -inf that does not exist."""
+    (cand, summary), = rewrite("defer-reduction", DATA / name, tmp_path / "a")
+    text = Path(cand).read_text()
+    assert ("in the loaded type" in summary) == narrow, summary
+    assert ("x_ptr.dtype.element_ty" in text) == narrow, text
+    assert ("_tdx_r0 = tl.maximum(_tdx_r0, x.to(tl.float32))" in text) == (not narrow), text
+    if narrow:
+        bad = tmp_path / "int.py"
+        bad.write_text(text.replace("dtype=torch.bfloat16", "dtype=torch.int32").replace(
+            "((torch.randn(shape, generator=g) * 100).to(dtype)", "(torch.randint(-9, 9, shape, generator=g, dtype=dtype)"))
+        res = check_task(str(bad), device="cpu", seeds=(0,))
+        assert not res["ok"] and "assert" in json.dumps(res).lower(), res
 
 
 def test_retune_keeps_a_deferred_tile_within_64_elements_a_thread(tmp_path):
