@@ -41,7 +41,10 @@
 #   BESIDE   1: after the tasks, the results within 5 % of torch.compile
 #            timed side by side with torch eager and torch.compile, one
 #            interleaved run each (bench/gpu/beside_torch.py), as
-#            $OUT/beside.md; at most BESIDE_LIMIT (150) s after TOTAL
+#            $OUT/beside.md; at most BESIDE_LIMIT (150) s after TOTAL.
+#            Each run's confirm times torch beside its result already
+#            (rows' compile_beside_ms, the summary's "timed beside torch"
+#            line); this step only re-times the near ones in a fresh process
 #   TORCH_CACHE  the torch columns measured before (bench --torch-cache; default
 #            bench/results/torch-CARD.json, CARD the GPU's model as
 #            nvidia-smi names it, lower case: h200, h100; a card without one

@@ -120,6 +120,10 @@ typedef struct tdx_rep_opt {
      * chained gave before it */
     const char *confirm_outcome;
     double chained_s;
+    /* the task's torch baseline timed beside the result at the end (the
+     * confirm, or torch_beside when nothing was kept), at the run's time
+     * basis: comparable with final_s; 0 not timed */
+    double torch_eager_s, torch_compile_s;
     tdx_rep_verify verify;
     tdx_rep_roof roof;
 } tdx_rep_opt;

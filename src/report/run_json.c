@@ -192,6 +192,12 @@ static json_t *optimize_json(const tdx_rep_model *m)
         set_num(c, "chained_final_s", op->chained_s, 1e-300);
         json_object_set_new(o, "confirm", c);
     }
+    if (op->torch_eager_s > 0 || op->torch_compile_s > 0) {
+        json_t *tb = json_object();
+        set_num(tb, "eager_s", op->torch_eager_s, 1e-300);
+        set_num(tb, "compile_s", op->torch_compile_s, 1e-300);
+        json_object_set_new(o, "torch_beside", tb);
+    }
     tdx_rep_cost c;
     tdx_rep__run_cost(op, &c);
     json_object_set_new(o, "cost", cost_json(&c));

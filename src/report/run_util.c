@@ -257,6 +257,17 @@ tdx_status tdx_rep__summary_tail(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *
         TRY(tdx_buf_printf(b, " (the rounds' ratios chained: %s)", ch));
         TRY(tdx_rep__kv_end(b, m));
     }
+    if (o->torch_eager_s > 0 || o->torch_compile_s > 0) {
+        char te[64] = "–", tc[64] = "–", fs[64];
+        if (o->torch_eager_s > 0)
+            tdx_rep_fmt_time(te, sizeof te, o->torch_eager_s);
+        if (o->torch_compile_s > 0)
+            tdx_rep_fmt_time(tc, sizeof tc, o->torch_compile_s);
+        tdx_rep_fmt_time(fs, sizeof fs, o->final_s);
+        TRY(tdx_rep__kv(b, m, "torch timed beside the result"));
+        TRY(tdx_buf_printf(b, "eager %s, torch.compile %s (the result: %s)", te, tc, fs));
+        TRY(tdx_rep__kv_end(b, m));
+    }
     return TDX_OK;
 }
 
