@@ -294,12 +294,14 @@ def beside_fns(task, inputs):
     {"fns": {"torch_eager": f, "torch_compile": g}, "torch_baseline": which,
     "compile_s": seconds of torch.compile's first call (kept out of the
     timed runs), "backend": ..., "error": why a column is missing}. A
-    baseline that fails leaves its column out, never the timing."""
+    baseline that fails leaves its column out, never the timing; a task
+    without torch_impl has none (its reference, often float64, is no
+    comparison, and a slow one would stretch every timed run)."""
     import torch
     fn, which = torch_baseline(task)
     out = {"fns": {}, "torch_baseline": which}
-    if fn is None:
-        out["error"] = "the task has neither torch_impl nor reference"
+    if fn is None or which != "torch_impl":
+        out["error"] = "the task has no torch_impl to time beside it"
         return out
 
     def no_grad(f):

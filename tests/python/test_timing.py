@@ -204,3 +204,8 @@ def test_beside_torch_without_a_compile_keeps_eager_and_says_why(tmp_path, monke
     assert "torch.compile" in r["beside_torch"]["error"]
     r = dispatch(["time", "--task", task, "--no-reference", "--shape", "[64]"])
     assert r["ok"] and sorted(r["variants"]) == ["baseline"] and "beside_torch" not in r
+    # no torch_impl: its reference is no comparison, and nothing is timed beside
+    plain = _write(tmp_path, "beside_ref.py", CPU_LAUNCH)
+    r = dispatch(["time", "--task", plain, "--beside-torch", "--no-reference", "--shape", "[64]"])
+    assert r["ok"] and sorted(r["variants"]) == ["baseline"], r
+    assert r["beside_torch"]["torch_baseline"] == "reference" and "torch_impl" in r["beside_torch"]["error"]
