@@ -297,36 +297,22 @@ def beside_fns(task, inputs):
     baseline that fails leaves its column out, never the timing; a task
     without torch_impl has none (its reference, often float64, is no
     comparison, and a slow one would stretch every timed run)."""
-    import torch
     fn, which = torch_baseline(task)
     out = {"fns": {}, "torch_baseline": which}
-    if fn is None or which != "torch_impl":
+    if which != "torch_impl":
         out["error"] = "the task has no torch_impl to time beside it"
         return out
-
-    def no_grad(f):
-        def call(*a):
-            with torch.no_grad():
-                return f(*a)
-        return call
-    tf32 = getattr(task.module, "TORCH_TF32", None)
     errors = []
-    with torch_precision(tf32):
+    with torch_precision(getattr(task.module, "TORCH_TF32", None)):
         try:
-            no_grad(fn)(*clone_inputs(inputs))
-            out["fns"]["torch_eager"] = no_grad(fn)
+            _no_grad(fn)(*clone_inputs(inputs))
+            out["fns"]["torch_eager"] = _no_grad(fn)
         except Exception as e:  # noqa: BLE001 - a column, not the timing
             errors.append(f"torch eager: {describe_exception(e)}")
-        backend = os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"
         try:
-            compiled = no_grad(torch.compile(fn, backend=backend))
-            t0 = _clock.perf_counter()
-            compiled(*clone_inputs(inputs))
-            if inputs and any(getattr(x, "is_cuda", False) for x in inputs):
-                torch.cuda.synchronize()
-            out["compile_s"] = _clock.perf_counter() - t0
-            out["backend"] = backend
-            out["fns"]["torch_compile"] = compiled
+            compiled, out["compile_s"], out["backend"] = _compile_first(
+                fn, clone_inputs(inputs), any(getattr(x, "is_cuda", False) for x in inputs))
+            out["fns"]["torch_compile"] = _no_grad(compiled)
         except Exception as e:  # noqa: BLE001
             errors.append(f"torch.compile: {describe_exception(e)}")
     if errors:
@@ -354,24 +340,11 @@ def torch_precision(tf32):
 
 def _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager):
     """Fill out's torch_eager and torch_compile columns."""
-    import torch
     if eager:
         out["torch_eager"] = _time_one(fn, arg_sets, args, nbytes, flops, device)
     if args.torch_compile:
-        # TDX_TORCH_COMPILE_BACKEND: a test seam (e.g. "eager": Dynamo's
-        # tracing without Inductor's code generation, fast on a CPU); the
-        # reply names the backend so a stand-in is never read as Inductor
-        backend = os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"
         try:
-            compiled = torch.compile(fn, backend=backend)
-            # the first call on the same shape compiles: its wall time is the
-            # compile cost, kept out of the timed runs
-            t0 = _clock.perf_counter()
-            with torch.no_grad():
-                compiled(*arg_sets[0])
-            if device == "cuda":
-                torch.cuda.synchronize()
-            compile_s = _clock.perf_counter() - t0
+            compiled, compile_s, backend = _compile_first(fn, arg_sets[0], device == "cuda")
         except Exception as e:  # noqa: BLE001 - report, do not fail the timing
             out["torch_compile"] = {"error": describe_exception(e)}
         else:
@@ -381,13 +354,36 @@ def _time_torch(fn, out, arg_sets, args, nbytes, flops, device, eager):
             out["torch_compile"] = res
 
 
-def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
-    """Median/IQR of one callable alone (torch eager, torch.compile), under no_grad."""
+def _no_grad(fn):
+    """fn called under torch.no_grad()."""
     import torch
 
     def call(*a):
         with torch.no_grad():
             return fn(*a)
+    return call
+
+
+def _compile_first(fn, first_args, cuda):
+    """(torch.compile(fn), seconds of its first call on first_args, backend):
+    the first call on a shape compiles, so its wall time is the compile
+    cost, kept out of the timed runs. TDX_TORCH_COMPILE_BACKEND is a test
+    seam (e.g. "eager": Dynamo's tracing without Inductor's code
+    generation, fast on a CPU); the backend is returned so that a stand-in
+    is never read as Inductor. Raises what compiling raised."""
+    import torch
+    backend = os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"
+    compiled = torch.compile(fn, backend=backend)
+    t0 = _clock.perf_counter()
+    _no_grad(compiled)(*first_args)
+    if cuda:
+        torch.cuda.synchronize()
+    return compiled, _clock.perf_counter() - t0, backend
+
+
+def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
+    """Median/IQR of one callable alone (torch eager, torch.compile), under no_grad."""
+    call = _no_grad(fn)
     try:
         if device == "cuda":
             with gpulock.exclusive():
