@@ -222,7 +222,7 @@ static void torch_beside_json(json_t *e, const tdx_loop_timing *t, double task_s
  * task's final time). A timing that fails is only a note there. */
 static tdx_status task_beside_torch(run *r)
 {
-    if (!r->o->beside_torch || !r->o->exec.time_torch || r->o->no_confirm)
+    if (!r->o->beside_torch || !r->o->exec.time_torch)
         return TDX_OK;
     tdx_loop__progress(r, r->res->rounds, 0, 0, "torch beside the task");
     double t0 = tdx_loop__now_s();
@@ -232,9 +232,8 @@ static tdx_status task_beside_torch(run *r)
     if (!e)
         return TDX_ERR_NOMEM;
     if (st || !(t.torch_eager_s > 0 || t.torch_compile_s > 0)) {
-        json_object_set_new(e, "reason", json_string(st && t.reason[0] ? t.reason
-                                                     : st ? tdx_status_str(st)
-                                                          : "no torch column was timed"));
+        const char *why = !st ? "no torch column was timed" : t.reason[0] ? t.reason : tdx_status_str(st);
+        json_object_set_new(e, "reason", json_string(why));
     } else {
         json_object_set_new(e, "timing", tdx_loop__timing_json(&t));
         json_object_set_new(e, "task_median_s", json_real(t.base_median_s));
@@ -248,11 +247,12 @@ static tdx_status task_beside_torch(run *r)
 tdx_status tdx_loop__confirm(run *r)
 {
     tdx_loop_result *res = r->res;
-    if (r->confirmed)
+    if (r->confirmed || r->o->no_confirm)
         return TDX_OK;
-    /* undone already (a resumed run that died before its stop): nothing kept to time */
-    if (!res->kept || r->o->no_confirm || res->reverted)
-        return res->kept && !res->reverted ? TDX_OK : task_beside_torch(r);
+    /* nothing kept, or undone already (a resumed run that died before its
+     * stop): no result to time, only the task beside torch */
+    if (!res->kept || res->reverted)
+        return task_beside_torch(r);
     tdx_loop__progress(r, res->rounds, 0, 0, "confirm");
     double t0 = tdx_loop__now_s();
     tdx_loop_timing t, again;
