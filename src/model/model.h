@@ -347,6 +347,11 @@ typedef struct tdx_km_deferred {
     int axis;                     /* the one axis reduced, from the left, or -1: every axis */
     const tdx_src_node *shape[TDX_KM_MAXRANK]; /* axis sizes, left to right: int literals or
                                                   constexpr parameters of the kernel */
+    /* A maximum or minimum whose value is `V.to(tl.float32)`, V bound once in
+     * the loop, directly in its body, to a tl.load based on pointer parameter
+     * P whose masked lanes take a float (floating-point data): V and P, the
+     * lanes the loop could keep in the loaded type; NULL otherwise. */
+    const char *widened, *widened_base;
 } tdx_km_deferred;
 
 /* The texts of d's axis sizes, left to right, joined by sep, into buf[0,

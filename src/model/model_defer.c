@@ -268,6 +268,31 @@ int tdx_km_loop_has_dot(const tdx_km_kernel *k, const tdx_src_node *loop)
     return 0;
 }
 
+/* Where d's maximum or minimum widens a load to fp32 (tdx_km_deferred.widened). */
+static void find_widened(const tdx_src_module *m, const tdx_km_kernel *k, tdx_km_deferred *d)
+{
+    const tdx_src_node *x = d->value;
+    if (d->update == TDX_KM_UPDATE_SUM || x->kind != TDX_SRC_CALL)
+        return;
+    const tdx_src_node *f = tdx_src_call_func(x), *v = f ? tdx_src_kid(f, TDX_SRC_R_VALUE) : NULL;
+    if (!f || f->kind != TDX_SRC_ATTRIBUTE || !f->name || strcmp(f->name, "to") != 0 || !v ||
+        v->kind != TDX_SRC_NAME || tdx_src_call_nargs(x) != 1 || tdx_src_kid(x, TDX_SRC_R_KEYWORD) ||
+        !tdx_src_is_dotted(tdx_src_call_arg(x, 0), "tl.float32") || tdx_src_count_bindings(d->loop, v->name) != 1)
+        return;
+    for (size_t i = 0; i < k->accesses.len; i++) {
+        const tdx_km_access *a = k->accesses.items[i];
+        const tdx_src_node *as = a->call ? a->call->parent : NULL;
+        if (a->kind == TDX_KM_LOAD && a->addr.base && !a->helper && as && as->kind == TDX_SRC_ASSIGN &&
+            as->parent == d->loop && tdx_src_kid(as, TDX_SRC_R_VALUE) == a->call &&
+            tdx_src_is_name(tdx_src_kid(as, TDX_SRC_R_TARGET), v->name) &&
+            !tdx_src_next(as, TDX_SRC_R_TARGET, tdx_src_kid(as, TDX_SRC_R_TARGET)) && float_init(m, a->other)) {
+            d->widened = v->name;
+            d->widened_base = a->addr.base;
+            return;
+        }
+    }
+}
+
 size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_deferred *out, size_t max)
 {
     size_t n = 0;
@@ -301,14 +326,16 @@ size_t tdx_km_deferrable(const tdx_km_file *f, const tdx_km_kernel *k, tdx_km_de
          * accumulator already is (tl.zeros / tl.full before the loop) */
         if (!reduces_all(m, op->call, rank) && !(one_axis(m, op->call, rank, &axis) && tile_init(init)))
             continue;
-        tdx_km_deferred d = {op, upd, s, loop, x, acc, rank, axis, {0}};
+        tdx_km_deferred d = {op, upd, s, loop, x, acc, rank, axis, {0}, NULL, NULL};
         int ok = 1;
         for (int a = 0; a < rank && ok; a++) {
             d.shape[a] = op->input.axis[rank - 1 - a].size; /* axes are kept from the right */
             ok = known_size(m, k, d.shape[a]);
         }
-        if (ok)
+        if (ok) {
+            find_widened(m, k, &d);
             out[n++] = d;
+        }
     }
     return n;
 }

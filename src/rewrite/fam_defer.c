@@ -21,8 +21,9 @@
  * ones rule TDX021 reports.
  *
  * A maximum or minimum of values loaded and widened to fp32 (`x.to(tl.float32)`,
- * x = tl.load(p_ptr + ...) in the loop) keeps its lanes in the loaded type
- * instead, p_ptr.dtype.element_ty, widened once after the loop: a
+ * x = tl.load(p_ptr + ...) in the loop: tdx_km_deferred.widened) keeps its
+ * lanes in the loaded type instead, p_ptr.dtype.element_ty, widened once
+ * after the loop: a
  * conversion rounds monotonically, so the maximum of the widened values
  * is the widened maximum, exactly, and fp16 / bf16 lanes take half the
  * registers and one packed instruction for two (col_max_fp16's loop: 107
@@ -108,61 +109,11 @@ typedef struct deferral {
     char *init, *final;
 } deferral;
 
-/* A float written as one: a float literal or a float(...) call, maybe
- * negated -- what a masked load of floating-point data fills with. */
-static int float_written(const tdx_src_module *m, const tdx_src_node *e)
-{
-    if (e && e->kind == TDX_SRC_UNARYOP && (e->op == TDX_OP_MINUS || e->op == TDX_OP_PLUS))
-        e = tdx_src_kid(e, TDX_SRC_R_OPERAND);
-    if (!e)
-        return 0;
-    if (e->kind == TDX_SRC_CALL)
-        return tdx_src_is_name(tdx_src_call_func(e), "float");
-    size_t l;
-    const char *s = e->kind == TDX_SRC_NUMBER ? tdx_src_text(m, e, &l) : NULL;
-    if (!s || (l > 1 && s[0] == '0' && (s[1] | 0x20) == 'x'))
-        return 0; /* not a number, or hexadecimal: an int */
-    for (size_t i = 0; i < l; i++)
-        if (s[i] == '.' || (s[i] | 0x20) == 'e')
-            return 1;
-    return 0;
-}
-
-/* The pointer parameter whose loads d's maximum or minimum widens to
- * fp32, or NULL: d's value is `v.to(tl.float32)` and v is bound once in
- * the loop, directly in its body, to a tl.load based on a pointer
- * parameter of kernel k whose masked lanes take a float written as one
- * (floating-point data; a static assertion checks it too) (*narrow: v). */
-static const char *narrow_base(const tdx_src_module *m, const tdx_km_kernel *k, const tdx_km_deferred *d,
-                               const char **narrow)
-{
-    const tdx_src_node *x = d->value;
-    if (d->update == TDX_KM_UPDATE_SUM || !x || x->kind != TDX_SRC_CALL)
-        return NULL;
-    const tdx_src_node *f = tdx_src_call_func(x), *v = f ? tdx_src_kid(f, TDX_SRC_R_VALUE) : NULL;
-    if (!f || f->kind != TDX_SRC_ATTRIBUTE || !f->name || strcmp(f->name, "to") != 0 || !v ||
-        v->kind != TDX_SRC_NAME || tdx_src_call_nargs(x) != 1 || tdx_src_kid(x, TDX_SRC_R_KEYWORD) ||
-        !tdx_src_is_dotted(tdx_src_call_arg(x, 0), "tl.float32") || tdx_src_count_bindings(d->loop, v->name) != 1)
-        return NULL;
-    for (size_t i = 0; i < k->accesses.len; i++) {
-        const tdx_km_access *a = k->accesses.items[i];
-        const tdx_src_node *as = a->call ? a->call->parent : NULL;
-        if (a->kind != TDX_KM_LOAD || !a->addr.base || !as || as->kind != TDX_SRC_ASSIGN ||
-            tdx_src_kid(as, TDX_SRC_R_VALUE) != a->call || !tdx_src_is_name(tdx_src_kid(as, TDX_SRC_R_TARGET), v->name) ||
-            tdx_src_next(as, TDX_SRC_R_TARGET, tdx_src_kid(as, TDX_SRC_R_TARGET)) || as->parent != d->loop ||
-            a->helper || !float_written(m, a->other))
-            continue;
-        *narrow = v->name;
-        return a->addr.base;
-    }
-    return NULL;
-}
-
 /* A sum, maximum or minimum: the block accumulator's line before the loop,
  * the elementwise update in place of the statement (*update), the one
  * reduction's line after the loop. */
-static tdx_status plan(fam_task *t, const tdx_km_kernel *k, const tdx_km_deferred *d, char *name, deferral *out,
-                       char **update, int *narrowed)
+static tdx_status plan(fam_task *t, const tdx_km_deferred *d, char *name, deferral *out, char **update,
+                       int *narrowed)
 {
     static const char *const fold[] = {"", "sum", "max", "min"};
     static const char *const combine[] = {"", "", "maximum", "minimum"};
@@ -171,7 +122,6 @@ static tdx_status plan(fam_task *t, const tdx_km_kernel *k, const tdx_km_deferre
     const char *x = tdx_src_text(t->m, d->value, &xl);
     /* a value written over several lines stays inside brackets */
     int paren = memchr(x, '\n', xl) != NULL;
-    const char *base, *v = NULL;
     const char *axis = d->axis >= 0  ? tdx_arena_printf(&t->arena, ", axis=%d", d->axis)
                        : d->rank == 1 ? ", axis=0"
                                       : "";
@@ -183,13 +133,14 @@ static tdx_status plan(fam_task *t, const tdx_km_kernel *k, const tdx_km_deferre
         out->init = tdx_arena_printf(&t->arena, "%s%s = tl.zeros(%s, dtype=tl.float32)\n", ind, name, shape);
         *update = tdx_arena_printf(&t->arena, "%s += %s%.*s%s", name, paren ? "(" : "", (int)xl, x, paren ? ")" : "");
         out->final = tdx_arena_printf(&t->arena, "%s%s += tl.sum(%s%s)", ind, d->acc, name, axis);
-    } else if ((base = narrow_base(t->m, k, d, &v)) != NULL) {
+    } else if (d->widened) {
         int mx = d->update == TDX_KM_UPDATE_MAX;
+        const char *p = d->widened_base;
         out->init = tdx_arena_printf(&t->arena,
                                      "%stl.static_assert(%s.dtype.element_ty.is_floating())\n"
                                      "%s%s = tl.full(%s, float(\"%s\"), tl.float32).to(%s.dtype.element_ty)\n",
-                                     ind, base, ind, name, shape, mx ? "-inf" : "inf", base);
-        *update = tdx_arena_printf(&t->arena, "%s = tl.%s(%s, %s)", name, combine[d->update], name, v);
+                                     ind, p, ind, name, shape, mx ? "-inf" : "inf", p);
+        *update = tdx_arena_printf(&t->arena, "%s = tl.%s(%s, %s)", name, combine[d->update], name, d->widened);
         out->final = tdx_arena_printf(&t->arena, "%s%s = tl.%s(%s, tl.%s(%s%s).to(tl.float32))", ind, d->acc,
                                       combine[d->update], d->acc, fold[d->update], name, axis);
         (*narrowed)++;
@@ -320,7 +271,7 @@ tdx_status fam_defer_reduction(fam_task *t, tdx_rw_emit_fn emit, void *ud)
         size_t order[MAX_DEFER + MAX_ARGDEFER];
         int next = 0, narrowed = 0;
         for (size_t j = 0; j < n && !st; j++)
-            st = plan(t, k, &d[j], fresh_name(t, k->def, &next), &p[j], &update[j], &narrowed);
+            st = plan(t, &d[j], fresh_name(t, k->def, &next), &p[j], &update[j], &narrowed);
         for (size_t j = 0; j < na && !st; j++)
             st = plan_arg(t, &a[j], k->def, &next, &p[n + j], &update[n + j]);
         if (st || !(n + na))
