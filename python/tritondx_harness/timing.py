@@ -375,23 +375,10 @@ def _compile_first(fn, first_args, cuda):
     backend = os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"
     compiled = torch.compile(fn, backend=backend)
     t0 = _clock.perf_counter()
-    with _compile_in_process():
-        _no_grad(compiled)(*first_args)
+    _no_grad(compiled)(*first_args)
     if cuda:
         torch.cuda.synchronize()
     return compiled, _clock.perf_counter() - t0, backend
-
-
-@contextlib.contextmanager
-def _compile_in_process():
-    """Inductor's Triton compiles in this process (compile_threads = 1)
-    rather than in a pool of one worker a core: a task's torch graph has a
-    few kernels, the pool's start costs seconds, and JOBS harnesses starting
-    a pool each crowd the CPUs the other tasks' checks need. The kernels
-    Inductor generates and its autotuning are the same either way."""
-    import torch._inductor.config as inductor_config
-    with inductor_config.patch(compile_threads=1):
-        yield
 
 
 def _time_one(fn, arg_sets, args, nbytes, flops, device="cuda"):
