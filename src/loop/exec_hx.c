@@ -233,6 +233,7 @@ static tdx_status test_timer(tdx_loop_hx *x, const char *prog, const char *base,
     if (torch) {
         res->torch_eager_s = fmax(num(j, "torch_eager_median_s"), 0);
         res->torch_compile_s = fmax(num(j, "torch_compile_median_s"), 0);
+        res->torch_compile_build_s = fmax(num(j, "torch_compile_build_s"), 0);
     }
     json_decref(j);
     (void)x;
@@ -247,9 +248,11 @@ static void read_beside_torch(json_t *j, tdx_loop_timing *res)
     double iqr;
     if (side(j, "torch_eager", &res->torch_eager_s, &iqr) != 0)
         res->torch_eager_s = 0;
-    const char *backend = json_string_value(json_object_get(json_object_get(j, "beside_torch"), "backend"));
+    json_t *b = json_object_get(j, "beside_torch");
+    const char *backend = json_string_value(json_object_get(b, "backend"));
     if (!backend || strcmp(backend, "inductor") != 0 || side(j, "torch_compile", &res->torch_compile_s, &iqr) != 0)
         res->torch_compile_s = 0;
+    res->torch_compile_build_s = res->torch_compile_s > 0 ? fmax(num(b, "compile_s"), 0) : 0;
 }
 
 /* Medians, work and roofline fraction from a `time` reply j (with_cand: it

@@ -94,6 +94,7 @@ typedef struct tdx_loop_timing {
     /* time_torch only: the task's torch baseline, eager and under
      * torch.compile, timed interleaved with the two (medians); 0 not timed */
     double torch_eager_s, torch_compile_s;
+    double torch_compile_build_s; /* torch.compile's first call (its compile), kept out of the timed runs; 0 unknown */
 } tdx_loop_timing;
 
 /* What a trial (check, then time when the check passed) came to. */

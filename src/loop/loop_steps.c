@@ -214,6 +214,8 @@ static void torch_beside_json(json_t *e, const tdx_loop_timing *t, double task_s
         json_object_set_new(e, "torch_eager_s", json_real(task_s * t->torch_eager_s / t->base_median_s));
     if (t->torch_compile_s > 0 && t->base_median_s > 0)
         json_object_set_new(e, "torch_compile_s", json_real(task_s * t->torch_compile_s / t->base_median_s));
+    if (t->torch_compile_build_s > 0) /* of the entry's time_s, what torch.compile's compile took */
+        json_object_set_new(e, "torch_compile_build_s", json_real(t->torch_compile_build_s));
 }
 
 /* Nothing kept (or the kept undone): with beside_torch, the task timed once

@@ -3,9 +3,9 @@
 a task file by a model of its launch — a larger BLOCK up to 1024 and 8 warps
 run faster — and prints the JSON the loop reads. Usage:
 model_timer.py BASELINE_FILE CANDIDATE_FILE|- [--torch]
-With --torch (the loop's timing beside torch) and TDX_TEST_TIMER_TORCH=E,C
+With --torch (the loop's timing beside torch) and TDX_TEST_TIMER_TORCH=E,C[,B]
 in the environment it also prints torch eager and torch.compile as E and C
-times the baseline's time."""
+times the baseline's time (and B as torch.compile's compile seconds)."""
 import json
 import re
 import sys
@@ -31,9 +31,11 @@ def main():
            "cand_iqr_s": 0.01 * cand, "fraction": 2e-5 / (cand or base)}
     torch = __import__("os").environ.get("TDX_TEST_TIMER_TORCH")
     if sys.argv[3:4] == ["--torch"] and torch:
-        eager, compiled = (float(v) for v in torch.split(","))
+        eager, compiled, *build = (float(v) for v in torch.split(","))
         out["torch_eager_median_s"] = eager * base
         out["torch_compile_median_s"] = compiled * base
+        if build:
+            out["torch_compile_build_s"] = build[0]
     print(json.dumps(out))
 
 

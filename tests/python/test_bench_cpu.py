@@ -29,7 +29,7 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
         f.write("\n\ndef torch_impl(x):\n    return x.sum(dim=1)\n")
     env = dict(os.environ, TDX_TEST_TIMER=str(ROOT / "tests" / "helpers" / "model_timer.py"),
                PYTHONPATH=str(ROOT / "python"), TDX_TORCH_COMPILE_BACKEND="eager",
-               TDX_TEST_TIMER_TORCH="0.5,3.0")
+               TDX_TEST_TIMER_TORCH="0.5,3.0,7.25")
     out = tmp_path / "out"
     r = subprocess.run([CLI, "bench", "--suite", str(suite), "--out", str(out), "--rounds", "1",
                         "--candidates", "2", "--max-level", "0", "--device", "cpu"],
@@ -67,6 +67,7 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
         task_s = end[0]["initial_s"] if row["kept"] else row["final_s"]
         assert abs(row["eager_beside_ms"] - 0.5 * task_s * 1e3) < 1e-9 * 1e3, row
         assert abs(row["compile_beside_ms"] - 3.0 * task_s * 1e3) < 1e-9 * 1e3, row
+        assert end[0]["torch_compile_build_s"] == 7.25  # of the entry's time_s, torch.compile's compile
     n = len(rows)
     assert (f"| timed beside torch at the end of each run: faster than torch eager / torch.compile "
             f"| {sum(r['final_s'] < r['eager_beside_ms'] / 1e3 for r in rows.values())} / {n}, {n} / {n} |") in md

@@ -168,6 +168,7 @@ static inline tdx_status fx_time_torch(void *ud, const char *task_path, const ch
     tdx_status st = fx_time(ud, task_path, base, cand, t);
     t->torch_eager_s = torch_eager_scale * t->base_median_s;
     t->torch_compile_s = torch_compile_scale * t->base_median_s;
+    t->torch_compile_build_s = 4.5;
     return st;
 }
 

@@ -252,6 +252,8 @@ static void torch_is_timed_beside_the_result_at_the_end(void **state)
     json_t *e = json_array_get(c, 0);
     assert_true(fabs(json_number_value(json_object_get(e, "torch_compile_s")) - 0.5 * task_s) < 1e-12);
     assert_true(fabs(json_number_value(json_object_get(e, "torch_eager_s")) - 0.8 * task_s) < 1e-12);
+    /* what torch.compile's compile took of the confirm's time_s, as the timing said */
+    assert_true(json_number_value(json_object_get(e, "torch_compile_build_s")) == 4.5);
     /* the same comparison as side by side: the result (1 ms beside 10) against torch.compile (5 ms) */
     assert_true(fabs(res.final_s / json_number_value(json_object_get(e, "torch_compile_s")) - 1e-3 / 5e-3) < 1e-9);
     json_decref(c);
@@ -286,6 +288,7 @@ static void a_failing_torch_timing_leaves_the_confirm_as_it_was(void **state)
         assert_string_equal(json_string_value(json_object_get(e, "outcome")), "faster");
         assert_null(json_object_get(e, "torch_compile_s"));
         assert_null(json_object_get(e, "torch_eager_s"));
+        assert_null(json_object_get(e, "torch_compile_build_s"));
         json_decref(c);
     }
 }
