@@ -350,6 +350,13 @@ def test_tie_variants_match_their_tasks_in_the_interpreter():
     variants_check("tie_variants.py", 18)
 
 
+def test_tile_sweep_variants_match_their_tasks_in_the_interpreter():
+    """bench/gpu/tile_sweep.py --check: every tile, warps, split, direct-store
+    and load-hint variant of the kept column reductions matches the task's
+    reference at its check shapes through the interpreter."""
+    variants_check("tile_sweep.py", 30)
+
+
 def variants_check(script, n):
     """bench/gpu/SCRIPT --check through the interpreter: n lines, each ok."""
     import sys
