@@ -485,10 +485,12 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
         if (w->eager_beside_s > 0) {
             s->with_eager_beside++;
             s->faster_eager_beside += w->final_s < w->eager_beside_s;
+            s->tie_eager_beside += fabs(w->final_s - w->eager_beside_s) <= TDX_BENCH_TIE * w->eager_beside_s;
         }
         if (w->compile_beside_s > 0) {
             s->with_compile_beside++;
             s->faster_compile_beside += w->final_s < w->compile_beside_s;
+            s->tie_compile_beside += fabs(w->final_s - w->compile_beside_s) <= TDX_BENCH_TIE * w->compile_beside_s;
         }
         int tried = w->torch_note && w->torch_note[0];
         s->na_eager += tried && w->eager_s <= 0;
@@ -600,6 +602,11 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
                             "| %zu / %zu, %zu / %zu |\n",
                             s->faster_eager_beside, s->with_eager_beside, s->faster_compile_beside,
                             s->with_compile_beside);
+    if (!st && (s->with_eager_beside || s->with_compile_beside))
+        st = tdx_buf_printf(out,
+                            "| timed beside torch: within %.0f%% of torch eager / torch.compile (a tie either way) "
+                            "| %zu / %zu |\n",
+                            100 * TDX_BENCH_TIE, s->tie_eager_beside, s->tie_compile_beside);
     if (!st && (s->with_eager || s->with_compile))
         st = tdx_buf_printf(out, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
                             100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile);

@@ -88,6 +88,7 @@ typedef struct tdx_bench_summary {
     /* over tasks run whose run timed torch beside its result at the end */
     size_t faster_eager_beside, with_eager_beside;
     size_t faster_compile_beside, with_compile_beside;
+    size_t tie_eager_beside, tie_compile_beside; /* of those, within TDX_BENCH_TIE of torch's, either way */
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 

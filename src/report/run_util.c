@@ -315,6 +315,12 @@ tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summa
         TRY(tdx_buf_printf(b, "%zu / %zu, %zu / %zu", s->faster_eager_beside, s->with_eager_beside,
                            s->faster_compile_beside, s->with_compile_beside));
         TRY(tdx_rep__kv_end(b, m));
+        char key[112];
+        snprintf(key, sizeof key, "timed beside torch: within %.0f%% of torch eager / torch.compile (a tie either way)",
+                 100 * TDX_BENCH_TIE);
+        TRY(tdx_rep__kv(b, m, key));
+        TRY(tdx_buf_printf(b, "%zu / %zu", s->tie_eager_beside, s->tie_compile_beside));
+        TRY(tdx_rep__kv_end(b, m));
     }
     if (s->with_eager || s->with_compile) {
         char key[96];

@@ -71,6 +71,14 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
     n = len(rows)
     assert (f"| timed beside torch at the end of each run: faster than torch eager / torch.compile "
             f"| {sum(r['final_s'] < r['eager_beside_ms'] / 1e3 for r in rows.values())} / {n}, {n} / {n} |") in md
+    ties = [sum(abs(r["final_s"] * 1e3 - r[k]) <= 0.02 * r[k] for r in rows.values())
+            for k in ("eager_beside_ms", "compile_beside_ms")]
+    tie_line = f"| timed beside torch: within 2% of torch eager / torch.compile (a tie either way) | {ties[0]} / {ties[1]} |"
+    assert tie_line in md
+    rep = subprocess.run([CLI, "report", str(out), "--format", "md", "--stdout"], capture_output=True, text=True,
+                         timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    assert tie_line in rep.stdout and "| timed beside torch at the end of each run:" in rep.stdout
     # merging the same results twice keeps one row per task (a later run of a task replaces it)
     shutil.copy(out / "results.json", tmp_path / "same.json")
     m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "same.json")],

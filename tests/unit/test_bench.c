@@ -230,7 +230,7 @@ static void torch_beside_columns(void **state)
     static const char *const journals[] = {
         "[{\"type\": \"keep\", \"round\": 1, \"family\": \"retune\"},"
         " {\"type\": \"confirm\", \"reverted\": false, \"torch_eager_s\": 0.004, \"torch_compile_s\": 0.0011}]",
-        "[{\"type\": \"torch_beside\", \"final_s\": 0.002, \"torch_eager_s\": 0.003, \"torch_compile_s\": 0.0019}]",
+        "[{\"type\": \"torch_beside\", \"final_s\": 0.002, \"torch_eager_s\": 0.003, \"torch_compile_s\": 0.00199}]",
         "[{\"type\": \"torch_beside\", \"reason\": \"no torch column was timed\"}]"};
     /* final times 1 ms (kept), 2 ms and 2 ms (nothing kept); cached torch.compile 0.9 ms for each */
     static const double final_s[] = {0.001, 0.002, 0.002};
@@ -260,11 +260,15 @@ static void torch_beside_columns(void **state)
     assert_int_equal(s.faster_compile_beside, 1); /* beside: 1 ms against 1.1 */
     assert_int_equal(s.with_eager_beside, 2);
     assert_int_equal(s.faster_eager_beside, 2);
+    assert_int_equal(s.tie_compile_beside, 1); /* 2 ms beside 1.99: within 2 % */
+    assert_int_equal(s.tie_eager_beside, 0);
     tdx_buf b;
     tdx_buf_init(&b, 0);
     assert_int_equal(tdx_bench_markdown(&r, &s, &b), TDX_OK);
     assert_non_null(strstr(tdx_buf_str(&b), "| timed beside torch at the end of each run: faster than torch eager / "
                                             "torch.compile | 2 / 2, 1 / 2 |\n"));
+    assert_non_null(strstr(tdx_buf_str(&b), "| timed beside torch: within 2% of torch eager / torch.compile (a tie "
+                                            "either way) | 0 / 1 |\n"));
     tdx_buf_free(&b);
     json_t *j = tdx_bench_row_json(&r.rows[0]);
     assert_true(fabs(json_number_value(json_object_get(j, "compile_beside_ms")) - 1.1) < 1e-9);
