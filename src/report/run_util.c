@@ -271,6 +271,18 @@ tdx_status tdx_rep__summary_tail(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *
     return TDX_OK;
 }
 
+/* The summary's row of results within TDX_BENCH_TIE of torch eager and of
+ * torch.compile, either way; prefix names which torch columns. */
+static tdx_status ties_row(tdx_buf *b, tdx_rep_mark m, const char *prefix, size_t eager, size_t compile)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%swithin %.0f%% of torch eager / torch.compile (a tie either way)", prefix,
+             100 * TDX_BENCH_TIE);
+    TRY(tdx_rep__kv(b, m, key));
+    TRY(tdx_buf_printf(b, "%zu / %zu", eager, compile));
+    return tdx_rep__kv_end(b, m);
+}
+
 tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summary *s)
 {
     TRY(tdx_rep__kv(b, m, "tasks run / total"));
@@ -315,21 +327,10 @@ tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summa
         TRY(tdx_buf_printf(b, "%zu / %zu, %zu / %zu", s->faster_eager_beside, s->with_eager_beside,
                            s->faster_compile_beside, s->with_compile_beside));
         TRY(tdx_rep__kv_end(b, m));
-        char key[112];
-        snprintf(key, sizeof key, "timed beside torch: within %.0f%% of torch eager / torch.compile (a tie either way)",
-                 100 * TDX_BENCH_TIE);
-        TRY(tdx_rep__kv(b, m, key));
-        TRY(tdx_buf_printf(b, "%zu / %zu", s->tie_eager_beside, s->tie_compile_beside));
-        TRY(tdx_rep__kv_end(b, m));
+        TRY(ties_row(b, m, "timed beside torch: ", s->tie_eager_beside, s->tie_compile_beside));
     }
-    if (s->with_eager || s->with_compile) {
-        char key[96];
-        snprintf(key, sizeof key, "within %.0f%% of torch eager / torch.compile (a tie either way)",
-                 100 * TDX_BENCH_TIE);
-        TRY(tdx_rep__kv(b, m, key));
-        TRY(tdx_buf_printf(b, "%zu / %zu", s->tie_eager, s->tie_compile));
-        TRY(tdx_rep__kv_end(b, m));
-    }
+    if (s->with_eager || s->with_compile)
+        TRY(ties_row(b, m, "", s->tie_eager, s->tie_compile));
     if (s->looser) {
         TRY(tdx_rep__kv(b, m, "† judged at a looser tolerance than the task as given (a tf32 dot on fp32 data)"));
         TRY(tdx_buf_printf(b, "%zu (faster than torch.compile: %zu)", s->looser, s->looser_faster_compile));
