@@ -3,9 +3,9 @@ a task's torch_impl at its bench shape, and the launch it chose, so a gap
 to torch.compile can be read kernel against kernel.
 
 For each task: $OUT/inductor/TASK.py holds Inductor's output code (every
-kernel, its heuristics and the wrapper that launches it); one line a
-kernel is printed with the config its autotuning kept (block sizes,
-num_warps, num_stages) where Inductor exposes it.
+kernel, its heuristics and the wrapper that launches it); for each kernel
+the config its autotuning kept (block sizes, num_warps, num_stages) and
+the configs it chose among, where Inductor exposes them.
 
     python3 bench/gpu/inductor_code.py TASK ...   # names under bench/tasks, without .py
 
@@ -20,8 +20,8 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 
 def kept_configs():
-    """(id, kernel name, config text) of every Triton kernel Inductor's
-    autotuning has run in this process."""
+    """(id, kernel name, kept config, the configs autotuning chose among)
+    of every Triton kernel Inductor has run in this process."""
     import gc
     import warnings
     from torch._inductor.runtime import triton_heuristics as th
@@ -34,9 +34,10 @@ def kept_configs():
                     continue
                 name = getattr(obj.fn, "__name__", "?")
                 cfgs = [str(getattr(launcher, "config", "?")) for launcher in obj.launchers]
+                among = [str(c) for c in getattr(obj, "configs", None) or []]
             except ReferenceError:
                 continue
-            out.append((id(obj), name, "; ".join(cfgs)))
+            out.append((id(obj), name, "; ".join(cfgs), among))
     return out
 
 
@@ -60,9 +61,10 @@ def main():
         with open(os.path.join(dest, name + ".py"), "w") as f:
             f.write("\n\n# ---- next module ----\n\n".join(codes))
         print(f"== {name} ({which}): {len(codes)} module(s), {sum(c.count('@triton.jit') for c in codes)} kernel(s)")
-        for key, kname, cfg in kept_configs():
+        for key, kname, cfg, among in kept_configs():
             if key not in seen:
-                print(f"   {kname}: {cfg}")
+                print(f"   {kname}: kept {cfg}")
+                print(f"      among {len(among)}: {' | '.join(among)}")
                 seen.add(key)
         sys.stdout.flush()
 
