@@ -28,9 +28,15 @@ tdx_status tdx_dx_level0(void *ud, const char *task_path, const char *src, size_
 {
     (void)ud;
     (void)cost;
-    (void)why;
-    (void)why_len;
-    return tdx_tri_source(task_path, src, len, ledger, diags);
+    size_t k0 = ledger->kernels.len;
+    tdx_status st = tdx_tri_source(task_path, src, len, ledger, diags);
+    if (st == TDX_OK && ledger->kernels.len == k0) {
+        /* nothing for any level to look at: said once, before a capture runs */
+        snprintf(why, why_len, "no @triton.jit kernel found: nothing to diagnose");
+        tdx_diags_add(diags, TDX_SEV_ERROR, task_path, 0, 0, "%s", why);
+        return TDX_ERR_INPUT;
+    }
+    return st;
 }
 
 tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char *src, size_t len,

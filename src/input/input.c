@@ -307,6 +307,12 @@ tdx_status tdx_in_read_task(const char *path, size_t max, char **text, size_t *l
         tdx_diags_add(d, TDX_SEV_ERROR, path, 0, 0, "is a directory, not a task file");
         return TDX_ERR_INPUT;
     }
+    /* the harness imports the task as a module: a .py file, as it says too */
+    size_t n = path ? strlen(path) : 0;
+    if (n > 0 && (n < 3 || strcmp(path + n - 3, ".py") != 0) && stat(path, &sb) == 0) {
+        tdx_diags_add(d, TDX_SEV_ERROR, path, 0, 0, "not a Python file (expected a .py source file)");
+        return TDX_ERR_INPUT;
+    }
     tdx_in_list l;
     tdx_in_list_init(&l);
     tdx_status st = tdx_in_add(&l, path, d);

@@ -61,7 +61,7 @@ tdx_status tdx_in_add(tdx_in_list *l, const char *arg, tdx_diags *d);
  * "path: error: ..." is added, nbad is counted and the status returned. */
 tdx_status tdx_in_load(tdx_in_list *l, size_t i, size_t max, tdx_diags *d);
 
-/* Read one task file named on a command line: a regular file (not a
+/* Read one task file named on a command line: a regular .py file (not a
  * directory, not "-": a task is run from its path) of at most max bytes (0:
  * TDX_IN_MAX_FILE), not binary, with the same one-line diags as
  * tdx_in_add / tdx_in_load. On success *text (NUL-terminated, the caller

@@ -88,6 +88,7 @@ NCHECKS=$((NCHECKS + 1)); ! grep -q "$(printf '\033')" "$TMP/err" || fail "colou
 # The commands that take one task file say what is wrong with it in triage's
 # words, before anything runs (and before what the machine lacks: no GPU).
 mkdir -p adir
+cp plain.py notes.txt
 for cmd in check diagnose attribute analyze optimize profile "rewrite --family retune"; do
     # shellcheck disable=SC2086 # the family option is two words
     run $cmd missing.py; expect_rc 3; expect_err "missing.py: error: no such file or directory"
@@ -96,8 +97,12 @@ for cmd in check diagnose attribute analyze optimize profile "rewrite --family r
     expect_err "bin.py: error: binary file (a NUL byte or invalid UTF-8), not Python source"
     # shellcheck disable=SC2086
     run $cmd adir; expect_rc 3; expect_err "adir: error: is a directory, not a task file"
+    # shellcheck disable=SC2086
+    run $cmd notes.txt; expect_rc 3; expect_err "notes.txt: error: not a Python file (expected a .py source file)"
 done
 run diagnose -; expect_rc 2 # an option-like argument: a usage error
+# Python with no kernel: nothing for any level, said once before a capture runs
+run diagnose plain.py; expect_rc 3; expect_err "plain.py: error: no @triton.jit kernel found: nothing to diagnose"
 
 # A kernel that does not compile: one error, at its line, captured once for
 # levels 2 and 3 (level 3 says the same failure without a second try; every
