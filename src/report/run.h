@@ -124,6 +124,7 @@ typedef struct tdx_rep_opt {
      * confirm, or torch_beside when nothing was kept), at the run's time
      * basis: comparable with final_s; 0 not timed */
     double torch_eager_s, torch_compile_s;
+    double torch_compile_build_s; /* of that timing, torch.compile's compile (s); 0 unknown */
     tdx_rep_verify verify;
     tdx_rep_roof roof;
 } tdx_rep_opt;

@@ -196,6 +196,7 @@ static json_t *optimize_json(const tdx_rep_model *m)
         json_t *tb = json_object();
         set_num(tb, "eager_s", op->torch_eager_s, 1e-300);
         set_num(tb, "compile_s", op->torch_compile_s, 1e-300);
+        set_num(tb, "compile_build_s", op->torch_compile_build_s, 1e-300);
         json_object_set_new(o, "torch_beside", tb);
     }
     tdx_rep_cost c;

@@ -425,12 +425,14 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
             op->chained_s = num(e, "chained_final_s", 0);
             op->torch_eager_s = num(e, "torch_eager_s", 0);
             op->torch_compile_s = num(e, "torch_compile_s", 0);
+            op->torch_compile_build_s = num(e, "torch_compile_build_s", 0);
             if (json_is_true(json_object_get(e, "reverted")))
                 note(m, "timed side by side with the task at the end, the kept source was not faster: "
                         "the result is the task as given");
         } else if (strcmp(t, "torch_beside") == 0) {
             op->torch_eager_s = num(e, "torch_eager_s", 0);
             op->torch_compile_s = num(e, "torch_compile_s", 0);
+            op->torch_compile_build_s = num(e, "torch_compile_build_s", 0);
         } else if (strcmp(t, "resume") == 0) {
             op->resumes++;
         } else if (strcmp(t, "stop") == 0) {

@@ -265,7 +265,10 @@ tdx_status tdx_rep__summary_tail(tdx_buf *b, tdx_rep_mark m, const tdx_rep_opt *
             tdx_rep_fmt_time(tc, sizeof tc, o->torch_compile_s);
         tdx_rep_fmt_time(fs, sizeof fs, o->final_s);
         TRY(tdx_rep__kv(b, m, "torch timed beside the result"));
-        TRY(tdx_buf_printf(b, "eager %s, torch.compile %s (the result: %s)", te, tc, fs));
+        TRY(tdx_buf_printf(b, "eager %s, torch.compile %s (the result: %s", te, tc, fs));
+        if (o->torch_compile_build_s > 0)
+            TRY(tdx_buf_printf(b, "; torch.compile's compile took %.1f s", o->torch_compile_build_s));
+        TRY(tdx_buf_adds(b, ")"));
         TRY(tdx_rep__kv_end(b, m));
     }
     return TDX_OK;
