@@ -47,10 +47,13 @@ def col_max(text, bm, bn, warps=None, evict=False):
 
 
 def col_max_variants(text):
+    """Inductor's tiles (64x64 w16, 16 cols x 32 rows w4, 8 x 512 w16, 64 cols x 4 rows w8), every
+    first step of retune on the kept kernel (rows 64 or 128, columns 64 or 128, 2, 8 or 16 warps),
+    and a few between."""
     v = [("kept: 32 rows x 32 cols, 4 warps", text)]
     for bm, bn, w in ((64, 64, 16), (64, 64, 8), (64, 64, 4), (32, 64, 4), (32, 64, 8), (16, 64, 4),
                       (4, 64, 8), (32, 16, 4), (512, 8, 16), (32, 128, 4), (32, 128, 8), (16, 128, 4),
-                      (64, 128, 8)):
+                      (64, 128, 8), (64, 32, 4), (128, 32, 4), (32, 32, 2), (32, 32, 8), (32, 32, 16)):
         v.append((f"{bm} rows x {bn} cols, {w} warps", col_max(text, bm, bn, w)))
     v.append(("kept + evict_first", col_max(text, 32, 32, None, True)))
     v.append(("64 x 64, 16 warps + evict_first", col_max(text, 64, 64, 16, True)))
@@ -88,6 +91,8 @@ def col_mean_variants(text):
         v.append((f"direct: {bn} cols, {rows} rows, {w} warps", col_mean(text, bn, 1, rows, w, direct=True)))
     for bn, split in ((128, 8), (128, 4), (64, 4), (64, 2)):
         v.append((f"{bn} cols, split {split}", col_mean(text, bn, split)))
+    for w in (8, 16):  # retune's steps on the kept kernel
+        v.append((f"kept, {w} warps", col_mean(text, 128, 16, 64, w)))
     v.append(("kept + evict_first", col_mean(text, 128, 16, evict=True)))
     v.append(("direct 64 x 64, 16 warps + evict_first", col_mean(text, 64, 1, 64, 16, direct=True, evict=True)))
     return v
