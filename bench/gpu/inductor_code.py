@@ -9,7 +9,8 @@ the configs it chose among, where Inductor exposes them.
 
     python3 bench/gpu/inductor_code.py TASK ...   # names under bench/tasks, without .py
 
-(DEVICE=cpu: a dry run here, Inductor's C++ for the CPU and no configs.)
+(DEVICE=cpu: a dry run here at the largest check shape, Inductor's C++ for
+the CPU and no configs.)
 """
 import os
 import sys
@@ -46,14 +47,15 @@ def main():
     from torch._inductor.utils import run_and_get_code
     from tritondx_harness.common import bench_shape
     from tritondx_harness.taskload import load_task
-    from tritondx_harness.timing import torch_baseline, torch_precision
+    from tritondx_harness.timing import cpu_shape, torch_baseline, torch_precision
 
     dest = os.path.join(os.environ.get("OUT", "/tmp"), "inductor")
     os.makedirs(dest, exist_ok=True)
     seen = set()  # the autotuners printed for an earlier task (they live on)
     for name in sys.argv[1:]:
         task = load_task(os.path.join(ROOT, "bench", "tasks", name + ".py"))
-        inputs = task.inputs(bench_shape(task), os.environ.get("DEVICE", "cuda"), 0)
+        device = os.environ.get("DEVICE", "cuda")
+        inputs = task.inputs(bench_shape(task) if device == "cuda" else cpu_shape(task), device, 0)
         fn, which = torch_baseline(task)
         torch._dynamo.reset()
         with torch.no_grad(), torch_precision(getattr(task.module, "TORCH_TF32", None)):

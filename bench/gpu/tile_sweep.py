@@ -19,12 +19,16 @@ kept one's and over torch.compile's.
     python3 bench/gpu/tile_sweep.py col_max_fp16 col_mean_bf16
     python3 bench/gpu/tile_sweep.py --check [TASK ...]   # here: every variant
         through Triton's interpreter at the task's check shapes against its reference
+    python3 bench/gpu/tile_sweep.py --dry [TASK ...]     # here: the whole sweep (load,
+        compare, time, table) through the interpreter at the largest check shape,
+        timed on the CPU: no number of it means anything, the GPU call's path runs
 """
 import os
 import sys
 
 CHECK = "--check" in sys.argv[1:]
-if CHECK:
+DRY = "--dry" in sys.argv[1:]
+if CHECK or DRY:
     os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -127,20 +131,25 @@ def sweep(name, variants):
     output, and torch.compile, timed in one interleaved set."""
     import torch
     from tritondx_harness.common import bench_shape
-    from tritondx_harness.gpu import device_info, estimate_ms, time_interleaved
     from tritondx_harness.stats import batching, repetitions, summarize
     from tritondx_harness.taskload import load_task
-    from tritondx_harness.timing import rotated
+    from tritondx_harness.timing import cpu_shape, rotated
     task = load_task(os.path.join(KEPT, name + ".py"))
-    inputs = task.inputs(bench_shape(task), "cuda", 0)
-    arg_sets, _ = rotated(torch, inputs, device_info(), 4.0)
+    if DRY:
+        inputs = task.inputs(cpu_shape(task), "cpu", 0)
+        arg_sets = [inputs]
+    else:
+        from tritondx_harness.gpu import device_info
+        inputs = task.inputs(bench_shape(task), "cuda", 0)
+        arg_sets, _ = rotated(torch, inputs, device_info(), 4.0)
     want = task.launch(*inputs).float()
     fns, notes = {}, {}
+    sync = (lambda: None) if DRY else torch.cuda.synchronize
     for i, (label, text) in enumerate(variants):
         try:
             fn = load(text, f"{name}_v{i}").launch
             diff = (fn(*inputs).float() - want).abs().max().item()
-            torch.cuda.synchronize()
+            sync()
         except Exception as e:  # noqa: BLE001 - a variant that fails is a row
             print(f"| {name} | {label} | failed: {type(e).__name__}: {str(e).splitlines()[0][:120]} | | | |")
             continue
@@ -151,13 +160,18 @@ def sweep(name, variants):
             with torch.no_grad():
                 return f(*a)
         return call
-    compiled = no_grad(torch.compile(task.module.torch_impl))
+    compiled = no_grad(torch.compile(task.module.torch_impl,
+                                     backend=os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"))
     compiled(*inputs)
-    torch.cuda.synchronize()
+    sync()
     fns["torch.compile"], notes["torch.compile"] = compiled, ""
-    est = max(estimate_ms(f, inputs) for f in fns.values())
-    batch, reps = batching(est, repetitions(est, 300.0))
-    times = time_interleaved(fns, reps, 5, arg_sets, batch)
+    if DRY:
+        times = {k: _cpu_times(f, inputs, 3) for k, f in fns.items()}
+    else:
+        from tritondx_harness.gpu import estimate_ms, time_interleaved
+        est = max(estimate_ms(f, inputs) for f in fns.values())
+        batch, reps = batching(est, repetitions(est, 300.0))
+        times = time_interleaved(fns, reps, 5, arg_sets, batch)
     med = {k: summarize(v)["median_ms"] for k, v in times.items()}
     iqr = {k: summarize(v)["iqr_ms"] for k, v in times.items()}
     kept, tc = med[variants[0][0]], med["torch.compile"]
@@ -168,8 +182,19 @@ def sweep(name, variants):
     torch.cuda.empty_cache()
 
 
+def _cpu_times(fn, inputs, reps):
+    """reps wall times (ms) of fn on the CPU (the dry run's stand-in timing)."""
+    import time
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn(*inputs)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
 def main():
-    names = [a for a in sys.argv[1:] if a != "--check"] or sorted(SWEEPS)
+    names = [a for a in sys.argv[1:] if a not in ("--check", "--dry")] or sorted(SWEEPS)
     if CHECK:
         bad = 0
         for name in names:

@@ -365,6 +365,39 @@ def test_tile_sweep_variants_match_their_tasks_in_the_interpreter():
     variants_check("tile_sweep.py", 37)
 
 
+def test_tile_sweep_runs_its_whole_path_dry():
+    """bench/gpu/tile_sweep.py --dry: the GPU call's path (every variant
+    loaded, compared with the kept output, timed with torch.compile, the
+    table sorted) through the interpreter and a CPU timer: a row for each
+    variant and for torch.compile, every variant equal to the kept kernel
+    within a bf16 step."""
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="",
+               TDX_TORCH_COMPILE_BACKEND="eager")
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "tile_sweep.py"), "--dry"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [ln.split(" | ") for ln in r.stdout.splitlines() if ln.startswith("| col_")]
+    assert len(rows) == 37 + 2, r.stdout
+    assert sum(row[1] == "torch.compile" for row in rows) == 2
+    for row in rows:
+        assert row[1] == "torch.compile" or float(row[5].rstrip(" |")) <= 2 ** -8, row
+
+
+def test_inductor_code_writes_what_torch_compile_generated(tmp_path):
+    """bench/gpu/inductor_code.py with DEVICE=cpu: Inductor's module for the
+    task's torch_impl (C++ for the CPU here) written under $OUT/inductor, one
+    line for the task."""
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), CUDA_VISIBLE_DEVICES="", DEVICE="cpu",
+               OUT=str(tmp_path), TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "inductor-cache"))
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "inductor_code.py"), "relu"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "== relu (torch_impl): 1 module(s)" in r.stdout
+    assert "def call(" in (tmp_path / "inductor" / "relu.py").read_text()
+
+
 def variants_check(script, n):
     """bench/gpu/SCRIPT --check through the interpreter: n lines, each ok."""
     import sys
