@@ -39,14 +39,19 @@ sys.path.insert(0, HERE)
 from variant_util import load, sub  # noqa: E402
 
 
-def col_max(text, bm, bn, warps=None, evict=False):
+def col_max(text, bm, bn, warps=None, evict=False, stages=None):
     """The kept col_max with BLOCK_M rows x BLOCK_N columns a step, its grid
-    over BLOCK_N columns, num_warps, and evict_first on the load."""
+    over BLOCK_N columns, num_warps, evict_first on the load, and the loop
+    as tl.range(..., num_stages=stages) (TDX307's what-if: its load then
+    goes through async copies)."""
     w = f", num_warps={warps}" if warps else ""
     t = sub(text, "BLOCK_M=32, BLOCK_N=32)", f"BLOCK_M={bm}, BLOCK_N={bn}{w})")
     t = sub(t, "triton.cdiv(n_cols, 32)", f"triton.cdiv(n_cols, {bn})")
     if evict:
         t = sub(t, 'other=-float("inf"))', 'other=-float("inf"), eviction_policy="evict_first")')
+    if stages:
+        t = sub(t, "for start in range(0, n_rows, BLOCK_M):",
+                f"for start in tl.range(0, n_rows, BLOCK_M, num_stages={stages}):")
     return t
 
 
@@ -61,10 +66,13 @@ def col_max_variants(text):
         v.append((f"{bm} rows x {bn} cols, {w} warps", col_max(text, bm, bn, w)))
     v.append(("kept + evict_first", col_max(text, 32, 32, None, True)))
     v.append(("64 x 64, 16 warps + evict_first", col_max(text, 64, 64, 16, True)))
+    v.append(("kept, pipelined (3 stages)", col_max(text, 32, 32, None, stages=3)))
+    v.append(("64 x 64, 16 warps, pipelined (2 stages)", col_max(text, 64, 64, 16, stages=2)))
+    v.append(("64 x 64, 8 warps, pipelined (3 stages)", col_max(text, 64, 64, 8, stages=3)))
     return v
 
 
-def col_mean(text, bn, split, rows=64, warps=None, direct=False, evict=False):
+def col_mean(text, bn, split, rows=64, warps=None, direct=False, evict=False, stages=None):
     """The kept col_mean with BLOCK_N columns, the rows' loop split `split`
     ways (grid axis 2), `rows` rows a step, num_warps; direct (split 1): the
     mean stored into y, no fp32 buffer, no fill and no copy around the
@@ -85,6 +93,9 @@ def col_mean(text, bn, split, rows=64, warps=None, direct=False, evict=False):
                 "_tdx_acc = y")
     if evict:
         t = sub(t, "other=0.0).to(tl.float32)", 'other=0.0, eviction_policy="evict_first").to(tl.float32)')
+    if stages:
+        t = sub(t, f"for _vs in range(_tdx_pid_k * {rows}, n_rows, {rows} * _tdx_split_k):",
+                f"for _vs in tl.range(_tdx_pid_k * {rows}, n_rows, {rows} * _tdx_split_k, num_stages={stages}):")
     return t
 
 
@@ -99,6 +110,8 @@ def col_mean_variants(text):
         v.append((f"kept, {w} warps", col_mean(text, 128, 16, 64, w)))
     v.append(("kept + evict_first", col_mean(text, 128, 16, evict=True)))
     v.append(("direct 64 x 64, 16 warps + evict_first", col_mean(text, 64, 1, 64, 16, direct=True, evict=True)))
+    v.append(("kept, pipelined (3 stages)", col_mean(text, 128, 16, stages=3)))
+    v.append(("direct 64 x 64, 16 warps, pipelined (2 stages)", col_mean(text, 64, 1, 64, 16, direct=True, stages=2)))
     return v
 
 

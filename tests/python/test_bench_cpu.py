@@ -362,7 +362,7 @@ def test_tile_sweep_variants_match_their_tasks_in_the_interpreter():
     """bench/gpu/tile_sweep.py --check: every tile, warps, split, direct-store
     and load-hint variant of the kept column reductions matches the task's
     reference at its check shapes through the interpreter."""
-    variants_check("tile_sweep.py", 37)
+    variants_check("tile_sweep.py", 42)
 
 
 def test_tile_sweep_runs_its_whole_path_dry():
@@ -378,7 +378,7 @@ def test_tile_sweep_runs_its_whole_path_dry():
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     rows = [ln.split(" | ") for ln in r.stdout.splitlines() if ln.startswith("| col_")]
-    assert len(rows) == 37 + 2, r.stdout
+    assert len(rows) == 42 + 2, r.stdout
     assert sum(row[1] == "torch.compile" for row in rows) == 2
     for row in rows:
         assert row[1] == "torch.compile" or float(row[5].rstrip(" |")) <= 2 ** -8, row
