@@ -90,6 +90,7 @@ tdx_status tdx_bench_add_json(tdx_bench_results *r, json_t *o)
     w->torch_cached = json_is_true(json_object_get(o, "torch_cached"));
     w->eager_beside_s = ms_or_s(o, "eager_beside_ms", "eager_beside_s");
     w->compile_beside_s = ms_or_s(o, "compile_beside_ms", "compile_beside_s");
+    w->compile_beside_build_s = num(o, "compile_beside_build_s");
     w->rounds = (int)count(o, "rounds", INT_MAX);
     w->kept = (int)count(o, "kept", INT_MAX);
     w->seconds = num(o, "seconds");
@@ -155,6 +156,8 @@ json_t *tdx_bench_row_json(const tdx_bench_row *w)
         json_object_set_new(o, "eager_beside_ms", json_real(w->eager_beside_s * 1e3));
     if (o && w->compile_beside_s > 0)
         json_object_set_new(o, "compile_beside_ms", json_real(w->compile_beside_s * 1e3));
+    if (o && w->compile_beside_build_s > 0)
+        json_object_set_new(o, "compile_beside_build_s", json_real(w->compile_beside_build_s));
     if (o && w->tolerance_before > 0)
         json_object_set_new(o, "tolerance_before", json_real(w->tolerance_before));
     if (o && w->tolerance_after > 0)
@@ -447,12 +450,17 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
     double *sp = calloc(r->len ? r->len : 1, sizeof *sp);
     double *fr = calloc(r->len ? r->len : 1, sizeof *fr);
     double *bd = calloc(r->len ? r->len : 1, sizeof *bd);
-    size_t nfr = 0, nbound = 0;
+    double *cb = calloc(r->len ? r->len : 1, sizeof *cb);
+    size_t nfr = 0, nbound = 0, ncb = 0;
     double logsum = 0, boundsum = 0;
     for (size_t i = 0; i < r->len; i++) {
         const tdx_bench_row *w = &r->rows[i];
         if (w->seconds > 0)
             s->seconds += w->seconds;
+        if (w->compile_beside_build_s > 0 && cb) {
+            cb[ncb++] = w->compile_beside_build_s;
+            s->beside_build_max_s = fmax(s->beside_build_max_s, w->compile_beside_build_s);
+        }
         if (!ran(w))
             continue;
         double x = w->initial_s / w->final_s;
@@ -505,9 +513,13 @@ void tdx_bench_summarize(const tdx_bench_results *r, tdx_bench_summary *s)
     s->median_fraction = fr ? median(fr, nfr) : -1;
     s->bound_geomean = nbound ? exp(boundsum / (double)s->ok) : -1;
     s->bound_median = nbound && bd ? median(bd, s->ok) : -1;
+    s->beside_build_median_s = cb ? median(cb, ncb) : -1;
+    if (!ncb)
+        s->beside_build_max_s = -1;
     free(sp);
     free(fr);
     free(bd);
+    free(cb);
 }
 
 /* A time as the table shows it: "1.234 ms" or "56.7 µs". */
@@ -607,6 +619,9 @@ tdx_status tdx_bench_markdown(const tdx_bench_results *r, const tdx_bench_summar
                             "| timed beside torch: within %.0f%% of torch eager / torch.compile (a tie either way) "
                             "| %zu / %zu |\n",
                             100 * TDX_BENCH_TIE, s->tie_eager_beside, s->tie_compile_beside);
+    if (!st && s->beside_build_median_s > 0)
+        st = tdx_buf_printf(out, "| timed beside torch: torch.compile's compile there, median / most | %.1f s / %.1f s |\n",
+                            s->beside_build_median_s, s->beside_build_max_s);
     if (!st && (s->with_eager || s->with_compile))
         st = tdx_buf_printf(out, "| within %.0f%% of torch eager / torch.compile (a tie either way) | %zu / %zu |\n",
                             100 * TDX_BENCH_TIE, s->tie_eager, s->tie_compile);
@@ -647,8 +662,10 @@ void tdx_bench_row_from_entries(tdx_bench_row *w, json_t *entries)
             if (strcmp(t, "confirm") == 0 || strcmp(t, "torch_beside") == 0) {
                 /* torch timed beside the result at the end, at the row's time basis */
                 json_t *te = json_object_get(e, "torch_eager_s"), *tc = json_object_get(e, "torch_compile_s");
+                json_t *tb = json_object_get(e, "torch_compile_build_s");
                 w->eager_beside_s = json_is_number(te) ? json_number_value(te) : -1;
                 w->compile_beside_s = json_is_number(tc) ? json_number_value(tc) : -1;
+                w->compile_beside_build_s = json_is_number(tb) ? json_number_value(tb) : -1;
             }
             if (strcmp(t, "confirm") == 0 && json_is_true(json_object_get(e, "reverted"))) {
                 /* side by side at the end, what was kept was slower: nothing is */

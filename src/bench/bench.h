@@ -45,6 +45,7 @@ typedef struct tdx_bench_row {
     char *torch_note;     /* why a torch column is n/a, "" when none */
     int torch_cached;     /* the torch columns came from the cache (--torch-cache) */
     double eager_beside_s, compile_beside_s; /* timed beside the result at the end; < 0 not timed */
+    double compile_beside_build_s;           /* of that timing, torch.compile's compile; < 0 unknown */
     int rounds, kept;
     char *levels;        /* the levels that decided each kept rewrite, e.g. "0,3" */
     char *families;      /* the kept families, e.g. "retune,tensor-cores" */
@@ -89,6 +90,8 @@ typedef struct tdx_bench_summary {
     size_t faster_eager_beside, with_eager_beside;
     size_t faster_compile_beside, with_compile_beside;
     size_t tie_eager_beside, tie_compile_beside; /* of those, within TDX_BENCH_TIE of torch's, either way */
+    /* torch.compile's compile in those timings (what it adds to a run's end): median and most, s; < 0 none */
+    double beside_build_median_s, beside_build_max_s;
     double seconds;              /* all tasks' wall time */
 } tdx_bench_summary;
 

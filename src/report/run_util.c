@@ -331,6 +331,11 @@ tdx_status tdx_rep__bench_rows(tdx_buf *b, tdx_rep_mark m, const tdx_bench_summa
                            s->faster_compile_beside, s->with_compile_beside));
         TRY(tdx_rep__kv_end(b, m));
         TRY(ties_row(b, m, "timed beside torch: ", s->tie_eager_beside, s->tie_compile_beside));
+        if (s->beside_build_median_s > 0) {
+            TRY(tdx_rep__kv(b, m, "timed beside torch: torch.compile's compile there, median / most"));
+            TRY(tdx_buf_printf(b, "%.1f s / %.1f s", s->beside_build_median_s, s->beside_build_max_s));
+            TRY(tdx_rep__kv_end(b, m));
+        }
     }
     if (s->with_eager || s->with_compile)
         TRY(ties_row(b, m, "", s->tie_eager, s->tie_compile));

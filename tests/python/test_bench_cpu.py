@@ -79,6 +79,9 @@ def test_bench_runs_a_suite_and_merges(tmp_path):
                          timeout=60)
     assert rep.returncode == 0, rep.stderr
     assert tie_line in rep.stdout and "| timed beside torch at the end of each run:" in rep.stdout
+    # the test timer's torch.compile compiled in 7.25 s each time
+    build_line = "| timed beside torch: torch.compile's compile there, median / most | 7.2 s / 7.2 s |"
+    assert build_line in md and build_line in rep.stdout
     # merging the same results twice keeps one row per task (a later run of a task replaces it)
     shutil.copy(out / "results.json", tmp_path / "same.json")
     m = subprocess.run([CLI, "bench", "--merge", str(out / "results.json"), str(tmp_path / "same.json")],

@@ -229,8 +229,10 @@ static void torch_beside_columns(void **state)
     (void)state;
     static const char *const journals[] = {
         "[{\"type\": \"keep\", \"round\": 1, \"family\": \"retune\"},"
-        " {\"type\": \"confirm\", \"reverted\": false, \"torch_eager_s\": 0.004, \"torch_compile_s\": 0.0011}]",
-        "[{\"type\": \"torch_beside\", \"final_s\": 0.002, \"torch_eager_s\": 0.003, \"torch_compile_s\": 0.00199}]",
+        " {\"type\": \"confirm\", \"reverted\": false, \"torch_eager_s\": 0.004, \"torch_compile_s\": 0.0011,"
+        " \"torch_compile_build_s\": 20.0}]",
+        "[{\"type\": \"torch_beside\", \"final_s\": 0.002, \"torch_eager_s\": 0.003, \"torch_compile_s\": 0.00199,"
+        " \"torch_compile_build_s\": 9.0}]",
         "[{\"type\": \"torch_beside\", \"reason\": \"no torch column was timed\"}]"};
     /* final times 1 ms (kept), 2 ms and 2 ms (nothing kept); cached torch.compile 0.9 ms for each */
     static const double final_s[] = {0.001, 0.002, 0.002};
@@ -262,6 +264,8 @@ static void torch_beside_columns(void **state)
     assert_int_equal(s.faster_eager_beside, 2);
     assert_int_equal(s.tie_compile_beside, 1); /* 2 ms beside 1.99: within 2 % */
     assert_int_equal(s.tie_eager_beside, 0);
+    /* torch.compile's compile in those timings: 20 s and 9 s (the third timed none) */
+    assert_true(fabs(s.beside_build_median_s - 14.5) < 1e-12 && fabs(s.beside_build_max_s - 20.0) < 1e-12);
     tdx_buf b;
     tdx_buf_init(&b, 0);
     assert_int_equal(tdx_bench_markdown(&r, &s, &b), TDX_OK);
@@ -269,6 +273,8 @@ static void torch_beside_columns(void **state)
                                             "torch.compile | 2 / 2, 1 / 2 |\n"));
     assert_non_null(strstr(tdx_buf_str(&b), "| timed beside torch: within 2% of torch eager / torch.compile (a tie "
                                             "either way) | 0 / 1 |\n"));
+    assert_non_null(strstr(tdx_buf_str(&b), "| timed beside torch: torch.compile's compile there, median / most | "
+                                            "14.5 s / 20.0 s |\n"));
     tdx_buf_free(&b);
     json_t *j = tdx_bench_row_json(&r.rows[0]);
     assert_true(fabs(json_number_value(json_object_get(j, "compile_beside_ms")) - 1.1) < 1e-9);
@@ -276,6 +282,7 @@ static void torch_beside_columns(void **state)
     tdx_bench_results r2 = {0};
     assert_int_equal(tdx_bench_add_json(&r2, j), TDX_OK);
     assert_true(fabs(r2.rows[0].compile_beside_s - 0.0011) < 1e-12);
+    assert_true(r2.rows[0].compile_beside_build_s == 20.0); /* through the row's JSON */
     json_decref(j);
     j = tdx_bench_row_json(&r.rows[2]);
     assert_null(json_object_get(j, "compile_beside_ms"));
