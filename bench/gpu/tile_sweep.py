@@ -25,6 +25,7 @@ kept one's and over torch.compile's.
 """
 import os
 import sys
+import types
 
 CHECK = "--check" in sys.argv[1:]
 DRY = "--dry" in sys.argv[1:]
@@ -146,7 +147,7 @@ def sweep(name, variants):
     from tritondx_harness.common import bench_shape
     from tritondx_harness.stats import batching, repetitions, summarize
     from tritondx_harness.taskload import load_task
-    from tritondx_harness.timing import cpu_shape, rotated
+    from tritondx_harness.timing import _compile_first, _cpu_times, _no_grad, cpu_shape, rotated
     task = load_task(os.path.join(KEPT, name + ".py"))
     if DRY:
         inputs = task.inputs(cpu_shape(task), "cpu", 0)
@@ -167,19 +168,11 @@ def sweep(name, variants):
             print(f"| {name} | {label} | failed: {type(e).__name__}: {str(e).splitlines()[0][:120]} | | | |")
             continue
         fns[label], notes[label] = fn, f"{diff:.3g}"
-
-    def no_grad(f):
-        def call(*a):
-            with torch.no_grad():
-                return f(*a)
-        return call
-    compiled = no_grad(torch.compile(task.module.torch_impl,
-                                     backend=os.environ.get("TDX_TORCH_COMPILE_BACKEND") or "inductor"))
-    compiled(*inputs)
-    sync()
-    fns["torch.compile"], notes["torch.compile"] = compiled, ""
+    compiled, _, _ = _compile_first(task.module.torch_impl, inputs, not DRY)
+    fns["torch.compile"], notes["torch.compile"] = _no_grad(compiled), ""
     if DRY:
-        times = {k: _cpu_times(f, inputs, 3) for k, f in fns.items()}
+        few = types.SimpleNamespace(warmup=1, reps=3, budget_ms=0)
+        times = {k: _cpu_times(f, arg_sets, few) for k, f in fns.items()}
     else:
         from tritondx_harness.gpu import estimate_ms, time_interleaved
         est = max(estimate_ms(f, inputs) for f in fns.values())
@@ -193,17 +186,6 @@ def sweep(name, variants):
               f"| {med[label] / kept:.3f} | {med[label] / tc:.3f} | {notes[label]} |", flush=True)
     del inputs, arg_sets
     torch.cuda.empty_cache()
-
-
-def _cpu_times(fn, inputs, reps):
-    """reps wall times (ms) of fn on the CPU (the dry run's stand-in timing)."""
-    import time
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn(*inputs)
-        out.append((time.perf_counter() - t0) * 1e3)
-    return out
 
 
 def main():

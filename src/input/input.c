@@ -303,13 +303,14 @@ tdx_status tdx_in_read_task(const char *path, size_t max, char **text, size_t *l
         return TDX_ERR_INPUT;
     }
     struct stat sb;
-    if (path && *path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    size_t n = path ? strlen(path) : 0;
+    int exists = n > 0 && stat(path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) {
         tdx_diags_add(d, TDX_SEV_ERROR, path, 0, 0, "is a directory, not a task file");
         return TDX_ERR_INPUT;
     }
     /* the harness imports the task as a module: a .py file, as it says too */
-    size_t n = path ? strlen(path) : 0;
-    if (n > 0 && (n < 3 || strcmp(path + n - 3, ".py") != 0) && stat(path, &sb) == 0) {
+    if (exists && (n < 3 || strcmp(path + n - 3, ".py") != 0)) {
         tdx_diags_add(d, TDX_SEV_ERROR, path, 0, 0, "not a Python file (expected a .py source file)");
         return TDX_ERR_INPUT;
     }

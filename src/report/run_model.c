@@ -305,6 +305,14 @@ static int max_round(json_t *entries)
 }
 
 // The journal of an optimize run, entry by entry.
+/* torch timed beside the result (a confirm or a torch_beside entry e). */
+static void torch_beside(tdx_rep_opt *op, json_t *e)
+{
+    op->torch_eager_s = num(e, "torch_eager_s", 0);
+    op->torch_compile_s = num(e, "torch_compile_s", 0);
+    op->torch_compile_build_s = num(e, "torch_compile_build_s", 0);
+}
+
 static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_rep_load_opts *o,
                                 tdx_diags *diags)
 {
@@ -423,16 +431,12 @@ static tdx_status load_optimize(tdx_rep_model *m, const char *jpath, const tdx_r
             if (!op->confirm_outcome)
                 op->confirm_outcome = "";
             op->chained_s = num(e, "chained_final_s", 0);
-            op->torch_eager_s = num(e, "torch_eager_s", 0);
-            op->torch_compile_s = num(e, "torch_compile_s", 0);
-            op->torch_compile_build_s = num(e, "torch_compile_build_s", 0);
+            torch_beside(op, e);
             if (json_is_true(json_object_get(e, "reverted")))
                 note(m, "timed side by side with the task at the end, the kept source was not faster: "
                         "the result is the task as given");
         } else if (strcmp(t, "torch_beside") == 0) {
-            op->torch_eager_s = num(e, "torch_eager_s", 0);
-            op->torch_compile_s = num(e, "torch_compile_s", 0);
-            op->torch_compile_build_s = num(e, "torch_compile_build_s", 0);
+            torch_beside(op, e);
         } else if (strcmp(t, "resume") == 0) {
             op->resumes++;
         } else if (strcmp(t, "stop") == 0) {
