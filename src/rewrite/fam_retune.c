@@ -339,6 +339,41 @@ static int sizes_contiguous_load(fam_task *t, const tdx_src_node *def, const cha
     return 0;
 }
 
+/* retune's first step on a reduced 2-D tile whose contiguous side reads
+ * less than a 128-byte line a row: that side widened to the whole line,
+ * the warps grown with it (each thread keeps its elements), while the grid
+ * at the bench shape keeps a wave of programs. On the H100 col_max's kept
+ * 32 x 32 fp16 tile (64 bytes a row, 4 warps) took 0.943x its time at
+ * 32 x 64 with 8 warps and 0.932x at 64 x 64 with 16 (Inductor's tile),
+ * but 1.065x at 32 x 64 with 4 warps and 1.265x at 128 x 32, the step
+ * retune gave first before (bench/RESULTS.md, twenty-eighth session).
+ */
+static tdx_status retune_full_line(fam_task *t, tdx_src_node *L, tdx_src_node *kd, const blockarg *b, size_t nb,
+                                   long long cur, long long progs, tdx_rw_emit_fn emit, void *ud)
+{
+    int eb = input_bytes(t);
+    if (!kd || nb < 2 || eb <= 0 || progs <= 0 || progs >= (1LL << 40))
+        return TDX_OK;
+    for (size_t i = 0; i < nb; i++) {
+        long long line = 128 / eb, f = b[i].v > 0 ? line / b[i].v : 0;
+        if (!sizes_contiguous_load(t, kd, b[i].name) || b[i].v * f != line || f < 2 ||
+            progs / f < 132 || reduce_tile_per_thread(t, kd, b[i].name, b[i].v, cur) <= 0)
+            continue;
+        long long nw = cur * f > 16 ? 16 : cur * f;
+        if (reduce_tile_per_thread(t, kd, b[i].name, line, nw) > 64)
+            continue;
+        char w[24], sum[256];
+        fam_edits e = {0};
+        set_block(t, &e, L, &b[i], line, 1);
+        snprintf(w, sizeof w, "%lld", nw);
+        fam_set_kwarg(t, &e, L, "num_warps", w);
+        snprintf(sum, sizeof sum, "%s: %s %lld -> %lld, num_warps %lld (a whole 128-byte line a row)", kname(t, L),
+                 b[i].name, b[i].v, line, nw);
+        return fam_emit(t, &e, emit, ud, "retune", sum);
+    }
+    return TDX_OK;
+}
+
 tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
 {
     tdx_status st = TDX_OK;
@@ -471,6 +506,7 @@ tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
          * keeps two waves of programs after the first candidate's 4x (the
          * columns of col_argmax, with no split, would drop to 128 programs) */
         long long progs = nb > 1 ? fam_bench_grid(t, L) : -1;
+        st = retune_full_line(t, L, kd, b, nb, cur, progs, emit, ud);
         for (size_t i = 1; kd && progs >= 4 * 2 * 132 && i < nb; i++)
             if (sizes_contiguous_load(t, kd, b[i].name) && !sizes_contiguous_load(t, kd, b[0].name)) {
                 blockarg tmp = b[0];
