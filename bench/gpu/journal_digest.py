@@ -26,12 +26,19 @@ def paired(tm, verdict):
     return f", paired {tm['ratio_median']:.3f} [{lo:.3f}, {hi:.3f}]{note}"
 
 
+def alone(e):
+    """' checked again alone (N s)' when the entry's check ran out of GPU
+    memory beside other processes and ran a second time by itself."""
+    s = (e.get("check_parts_s") or {}).get("alone")
+    return f" checked again alone after running out of GPU memory ({s:.1f} s)" if s is not None else ""
+
+
 def digest(path):
     for e in read_journal(path):
         t = e.get("type")
         if t == "baseline":
             print(f"  baseline {e.get('median_s', 0) * 1e3:.4f} ms, fraction {e.get('fraction', -1):.3f}, "
-                  f"tolerance {e.get('tolerance')}")
+                  f"tolerance {e.get('tolerance')}{alone(e)}")
         elif t == "candidate":
             tm = e.get("timing") or {}
             ratio = tm["cand_median_s"] / tm["base_median_s"] if tm.get("base_median_s") else None
@@ -40,7 +47,7 @@ def digest(path):
             again = " timed twice" if e.get("timings", 1) > 1 else ""
             print(f"  r{e.get('round')} c{e.get('index')} {e.get('family')}: {e.get('verdict')} {r} "
                   f"(IQR {spread:.1%}{again}{paired(tm, e.get('verdict'))}) tol {e.get('tolerance')} "
-                  f"{(e.get('reason') or '')[:110]}")
+                  f"{(e.get('reason') or '')[:110]}{alone(e)}")
         elif t == "keep":
             print(f"  keep r{e.get('round')} c{e.get('index')} {e.get('family')} {e.get('median_s', 0) * 1e3:.4f} ms")
         elif t == "confirm":

@@ -436,11 +436,12 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
             shapes_seen.setdefault(repr(shape), shape)
         pre = precompile.warm(task.path, [candidate], list(shapes_seen.values()), dtype)
         phases["precompile"] = round(time.monotonic() - t0, 3)
-    with gpulock.shared() if device == "cuda" else contextlib.nullcontext():
-        if candidate:
-            cases = _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s, phases)
-        else:
-            cases = _check_in_process(task, plan, device, dtype, tf32)
+    def run_cases():
+        with gpulock.shared() if device == "cuda" else contextlib.nullcontext():
+            if candidate:
+                return _check_isolated(task, candidate, plan, seeds, device, dtype, tf32, timeout_s, phases)
+            return _check_in_process(task, plan, device, dtype, tf32)
+    cases = _alone_after_oom(run_cases, phases)
     first_fail = next((c for c in cases if not c["ok"]), None)
     common = {"task": os.path.abspath(task_path), "candidate": os.path.abspath(candidate) if candidate else None,
               "kind": task.kind, "device": device, "seeds": list(seeds), "cases": cases, "phases_s": phases,
@@ -453,6 +454,51 @@ def _check(task_path, device, seeds, shapes, candidate, dtype_name, bench_shape=
         return protocol.failure("check", first_fail.pop("error_kind", INCORRECT), where_ + first_fail["message"],
                                 reason=first_fail["reason"], **common)
     return protocol.result("check", error=None, reason=None, **common)
+
+
+def out_of_memory(text):
+    """Whether an error's text tells of an allocator out of memory (torch's
+    OutOfMemoryError, the CUDA runtime's or driver's), not of a kernel out
+    of resources (registers, shared memory: those do not go away)."""
+    text = str(text or "")
+    return any(k in text for k in ("OutOfMemoryError", "CUDA out of memory", "CUDA_ERROR_OUT_OF_MEMORY",
+                                   "cudaErrorMemoryAllocation"))
+
+
+def _alone_after_oom(run, phases):
+    """run()'s cases. While the GPU lock is on, other processes' checks and
+    timings share the GPU; a run that ran out of memory (a case, or the
+    task's own code raising) runs once more holding the lock exclusively:
+    nothing else runs kernels then, and every other process has given its
+    cached memory back on letting go of the lock (gpulock.release_memory).
+    phases["alone"] gets that run's seconds; an out-of-memory error the
+    second time says it came with the GPU to itself. With the lock off, nothing else
+    shares the GPU and the first verdict stands."""
+    try:
+        cases = run()
+        oom = any(not c["ok"] and out_of_memory(c.get("message")) for c in cases)
+    except HarnessError as e:
+        if not gpulock.enabled() or not out_of_memory(str(e)):
+            raise
+        oom = True
+    if not oom or not gpulock.enabled():
+        return cases
+    gpulock.release_memory()
+    alone = " (again with the GPU to itself)"
+    t0 = time.monotonic()
+    try:
+        with gpulock.exclusive():
+            cases = run()
+    except HarnessError as e:
+        if out_of_memory(str(e)):
+            raise HarnessError(e.kind, str(e) + alone, **e.extra) from None
+        raise
+    finally:
+        phases["alone"] = round(time.monotonic() - t0, 3)
+    for c in cases:
+        if not c["ok"] and out_of_memory(c.get("message")):
+            c["message"] = str(c["message"]) + alone
+    return cases
 
 
 def loosest_tolerance(cases):

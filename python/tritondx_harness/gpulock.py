@@ -18,6 +18,13 @@ checks cannot keep a timing waiting for ever. A process that holds the lock
 shared and wants it exclusively lets go of the shared lock first (two
 processes upgrading at once would otherwise wait for each other).
 
+A process gives its allocator's cached GPU memory back (release_memory())
+before it lets go of the lock: the caches of processes that wait hold no
+memory another process's check or timing may need (an attention check's
+float64 reference at the bench shape left 34 GiB cached in one process, and
+another task's check ran out of memory beside it on an H100,
+bench/RESULTS.md, twenty-eighth session).
+
 No wait is unbounded: after TRITONDX_GPU_LOCK_WAIT seconds (default 900)
 the caller gets a HarnessError that says which lock it waited for.
 
@@ -28,6 +35,7 @@ which closes its copies without releasing the parent's lock.
 import contextlib
 import fcntl
 import os
+import sys
 import time
 
 from .protocol import TASK_ERROR, HarnessError
@@ -151,7 +159,22 @@ def on_wait(fn):
     _waited[0] = fn
 
 
+def release_memory():
+    """Give the CUDA caching allocator's unused blocks back to the driver,
+    when this process has torch imported and CUDA started; the tensors
+    still alive keep theirs. Returns whether it emptied the cache."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is None or not torch.cuda.is_initialized():
+            return False
+        torch.cuda.empty_cache()
+        return True
+    except Exception:  # noqa: BLE001 - a broken context gives nothing back
+        return False
+
+
 def _drop():
+    release_memory()
     fcntl.flock(_fds["main"], fcntl.LOCK_UN)
     _mode[0] = None
 

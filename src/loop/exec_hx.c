@@ -386,7 +386,7 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     memset(res, 0, sizeof *res);
     res->timing.fraction = -1;
     res->time_s = -1;
-    res->start_s = res->precompile_s = res->child_s = res->judge_s = -1;
+    res->start_s = res->precompile_s = res->child_s = res->judge_s = res->alone_s = -1;
     const char *dev = x->device ? x->device : "cuda";
     const char *prog = x->test_timer ? x->test_timer : getenv("TDX_TEST_TIMER");
     if (strcmp(dev, "cuda") != 0 || (prog && *prog) || !env_on("TRITONDX_TRIAL", 1))
@@ -447,6 +447,7 @@ tdx_status tdx_loop_hx_trial(void *ud, const char *task_path, const char *baseli
     res->precompile_s = num(ph, "precompile");
     res->child_s = num(ph, "child");
     res->judge_s = num(ph, "judge");
+    res->alone_s = num(ph, "alone");
     res->time_wait_s = res->time_s >= 0 ? num(r.json, "time_lock_wait_s") : -1;
     tdx_hx_reply_free(&r);
     return TDX_OK;

@@ -497,14 +497,14 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         /* the task's own kernel must pass its check before anything is compared to it */
         tdx_loop_check chk = {0};
         tdx_loop_trial btr;
-        double base_parts[4] = {-1, -1, -1, -1};
+        double base_parts[TDX_LOOP_CHECK_PARTS] = {-1, -1, -1, -1, -1};
         int base_timed = 0;
         double base_check_s, base_time_s = -1;
         if (o->exec.trial) {
             /* the task checked and timed alone, in one go where the executor can */
             tdx_loop__progress(&r, 0, 0, 0, "check+time");
             memset(&btr, 0, sizeof btr);
-            btr.start_s = btr.precompile_s = btr.child_s = btr.judge_s = -1;
+            btr.start_s = btr.precompile_s = btr.child_s = btr.judge_s = btr.alone_s = -1;
             st = o->exec.trial(o->exec.ud, o->task_path, NULL, o->task_path, &btr);
             if (!st)
                 st = btr.check_st;

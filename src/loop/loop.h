@@ -108,9 +108,13 @@ typedef struct tdx_loop_trial {
                                        * (shared by parallel tasks); < 0 unknown */
     /* parts of check_s, < 0 unknown: the interpreter's start and imports, the candidate's
      * compiles ahead of the check, its child (inputs, launches, transfers), the judging
-     * (references, comparisons) */
-    double start_s, precompile_s, child_s, judge_s;
+     * (references, comparisons); alone_s: the whole check run a second time with the GPU
+     * to itself after the first ran out of GPU memory beside other processes (< 0: it
+     * did not) */
+    double start_s, precompile_s, child_s, judge_s, alone_s;
 } tdx_loop_trial;
+
+#define TDX_LOOP_CHECK_PARTS 5 /* start, precompile, child, judge, alone */
 
 typedef struct tdx_loop_exec {
     /* Check candidate_path (a rewritten copy of task_path) against the original's reference. */

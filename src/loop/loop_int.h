@@ -76,9 +76,9 @@ json_t *tdx_loop__timing_json(const tdx_loop_timing *t);
 /* {"net": bool, "fs": bool}: whether a check ran isolated (docs/faults.md). */
 json_t *tdx_loop__sandbox_json(const tdx_loop_check *c);
 /* The parts of a trial's check (start, precompile, child, judge; < 0 unknown). */
-void tdx_loop__trial_parts(const tdx_loop_trial *tr, double parts[4]);
+void tdx_loop__trial_parts(const tdx_loop_trial *tr, double parts[TDX_LOOP_CHECK_PARTS]);
 /* A journal entry's "check_parts_s": the parts of its check_s that are known. */
-void tdx_loop__set_check_parts(json_t *e, const double parts[4]);
+void tdx_loop__set_check_parts(json_t *e, const double parts[TDX_LOOP_CHECK_PARTS]);
 /* Try one candidate of a round: vet, check, time against the best kept so
  * far or (against > 0) the round's candidate of that index; journals it.
  * Returns 1 faster, 2 even, else 0; *fatal set when the journal failed. */

@@ -55,20 +55,21 @@ static int even(const tdx_loop_timing *t)
 }
 
 // The parts of a trial's check (start, precompile, child, judge; < 0 unknown).
-void tdx_loop__trial_parts(const tdx_loop_trial *tr, double parts[4])
+void tdx_loop__trial_parts(const tdx_loop_trial *tr, double parts[TDX_LOOP_CHECK_PARTS])
 {
     parts[0] = tr->start_s;
     parts[1] = tr->precompile_s;
     parts[2] = tr->child_s;
     parts[3] = tr->judge_s;
+    parts[4] = tr->alone_s;
 }
 
 // A journal entry's "check_parts_s": the parts of its check_s that are known.
-void tdx_loop__set_check_parts(json_t *e, const double parts[4])
+void tdx_loop__set_check_parts(json_t *e, const double parts[TDX_LOOP_CHECK_PARTS])
 {
-    static const char *const names[4] = {"start", "precompile", "child", "judge"};
+    static const char *const names[TDX_LOOP_CHECK_PARTS] = {"start", "precompile", "child", "judge", "alone"};
     json_t *pj = NULL;
-    for (int i = 0; e && i < 4; i++)
+    for (int i = 0; e && i < TDX_LOOP_CHECK_PARTS; i++)
         if (parts[i] >= 0) {
             pj = pj ? pj : json_object();
             if (pj)
@@ -124,7 +125,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
     const char *verdict = "rejected";
     double check_s = -1, time_s = -1; /* seconds of its check and its timing; -1 not run */
     double check_wait_s = -1, time_wait_s = -1; /* of those, waiting for the GPU lock; -1 unknown */
-    double parts[4] = {-1, -1, -1, -1};         /* of check_s: start, precompile, child, judge */
+    double parts[TDX_LOOP_CHECK_PARTS] = {-1, -1, -1, -1, -1}; /* of check_s (tdx_loop_trial) */
     int timings = 1;                            /* 2 when the timing was taken again */
     tdx_loop_check chk = {0};
     memset(t, 0, sizeof *t);
@@ -168,7 +169,7 @@ int tdx_loop__try_candidate(run *r, int round, size_t ci, size_t against, const 
             tdx_loop_trial tr;
             memset(&tr, 0, sizeof tr);
             tr.check_wait_s = tr.time_wait_s = -1;
-            tr.start_s = tr.precompile_s = tr.child_s = tr.judge_s = -1;
+            tr.start_s = tr.precompile_s = tr.child_s = tr.judge_s = tr.alone_s = -1;
             tdx_status st = r->o->exec.trial(r->o->exec.ud, r->o->task_path, base_path, path, &tr);
             if (st)
                 tr.check_st = st;

@@ -434,6 +434,7 @@ def test_journal_digest_shows_the_paired_ratio_and_where_it_would_decide_otherwi
         return {"type": "candidate", "round": 1, "index": i, "family": "retune", "verdict": verdict, "timing": tm}
     entries = [cand(1, "slower", 0.945, 0.93, 0.96, 0.063), cand(2, "faster", 0.98, 0.975, 0.985, 0.004),
                cand(3, "faster", 0.99, 0.98, 1.002, 0.005), {"type": "stop", "reason": "round limit reached"}]
+    entries[1]["check_parts_s"] = {"child": 1.0, "alone": 2.5}  # ran out of GPU memory, checked again alone
     (run / "journal.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu" / "journal_digest.py"), str(tmp_path)],
                        capture_output=True, text=True, timeout=60)
@@ -442,3 +443,5 @@ def test_journal_digest_shows_the_paired_ratio_and_where_it_would_decide_otherwi
     assert "paired 0.945 [0.930, 0.960] (would keep)" in lines[0]
     assert "paired 0.980 [0.975, 0.985])" in lines[1]
     assert "paired 0.990 [0.980, 1.002] (would not)" in lines[2]
+    assert lines[1].endswith("checked again alone after running out of GPU memory (2.5 s)"), lines[1]
+    assert "alone" not in lines[0] + lines[2]

@@ -30,7 +30,7 @@ static const char *fake =
     "*wrong.py) echo \"{\\\"ok\\\": false, $H, \\\"error\\\": \\\"shape [8] seed 0: relative error 1.0 > 1e-05\\\", "
     "\\\"time\\\": null}\" ;;\n"
     "*fast.py) echo \"{\\\"ok\\\": true, $H, \\\"check_s\\\": 2.5, \\\"time_s\\\": 1.25, "
-    "\\\"phases_s\\\": {\\\"precompile\\\": 0.25, \\\"child\\\": 1.5, \\\"judge\\\": 0.5}, "
+    "\\\"phases_s\\\": {\\\"precompile\\\": 0.25, \\\"child\\\": 1.5, \\\"judge\\\": 0.5, \\\"alone\\\": 0.75}, "
     "\\\"check_lock_wait_s\\\": 0.5, \\\"time_lock_wait_s\\\": 0.75, \\\"time\\\": {\\\"ok\\\": true, $T, "
     "\\\"bytes\\\": 1e6, \\\"flops\\\": 0, \\\"dtype\\\": \\\"float32\\\", \\\"variants\\\": {\\\"baseline\\\": "
     "{\\\"median_ms\\\": 2.0, \\\"iqr_ms\\\": 0.01}, \\\"candidate\\\": {\\\"median_ms\\\": 1.0, \\\"iqr_ms\\\": 0.01}}}}\" ;;\n"
@@ -105,7 +105,7 @@ static void a_wrong_candidate_is_a_verdict_and_never_timed(void **state)
     assert_false(tr.timed);
     assert_true(tr.time_s < 0 && tr.check_s > 0);
     assert_true(tr.check.sandbox_known);
-    assert_true(tr.start_s < 0 && tr.child_s < 0 && tr.judge_s < 0); /* the reply says none */
+    assert_true(tr.start_s < 0 && tr.child_s < 0 && tr.judge_s < 0 && tr.alone_s < 0); /* the reply says none */
 }
 
 static void a_passing_candidate_is_timed_against_the_baseline(void **state)
@@ -128,6 +128,7 @@ static void a_passing_candidate_is_timed_against_the_baseline(void **state)
     /* the check's parts the harness measured; its start is the rest of the call's wall
      * time, and the stand-in's 2.5 s of check are more than the whole call took */
     assert_true(tr.precompile_s == 0.25 && tr.child_s == 1.5 && tr.judge_s == 0.5);
+    assert_true(tr.alone_s == 0.75); /* it ran out of GPU memory once and again alone */
     assert_true(tr.start_s < 0);
     assert_true(hx.gpu_runs == 2);
     /* the call: the candidate, the baseline, the bench shape and both limits */

@@ -303,6 +303,7 @@ static tdx_status fx_trial(void *ud, const char *task_path, const char *base, co
     res->precompile_s = -1;
     res->child_s = 0.125;
     res->judge_s = 0.0625;
+    res->alone_s = -1; /* the check ran once */
     res->check_st = fx_check(ud, task_path, cand, &res->check);
     if (res->check_st || !res->check.ok)
         return TDX_OK;
@@ -365,6 +366,7 @@ static void a_trial_executor_does_both_steps_in_one_call(void **state)
             assert_true(json_real_value(json_object_get(p, "child")) == 0.125);
             assert_true(json_real_value(json_object_get(p, "judge")) == 0.0625);
             assert_null(json_object_get(p, "precompile"));
+            assert_null(json_object_get(p, "alone"));
         }
         if (type && strcmp(type, "candidate") == 0 && json_object_get(e, "check_s"))
             checked++;
