@@ -43,6 +43,7 @@ from .protocol import TASK_ERROR, HarnessError
 ENV = "TRITONDX_GPU_LOCK"
 WAIT_ENV = "TRITONDX_GPU_LOCK_WAIT"
 NICE_ENV = "TRITONDX_NICE"
+KEEP_CACHE_ENV = "TRITONDX_GPU_KEEP_CACHE"
 
 _fds = {"main": None, "turn": None}
 _mode = [None]  # None, "shared" or "exclusive"
@@ -159,11 +160,15 @@ def on_wait(fn):
     _waited[0] = fn
 
 
-def release_memory():
+def release_memory(on_drop=False):
     """Give the CUDA caching allocator's unused blocks back to the driver,
     when this process has torch imported and CUDA started; the tensors
-    still alive keep theirs. Returns whether it emptied the cache."""
+    still alive keep theirs. Returns whether it emptied the cache. On
+    letting go of the lock (on_drop), TRITONDX_GPU_KEEP_CACHE=1 keeps the
+    cache (to measure what giving it back costs)."""
     torch = sys.modules.get("torch")
+    if on_drop and os.environ.get(KEEP_CACHE_ENV) == "1":
+        return False
     try:
         if torch is None or not torch.cuda.is_initialized():
             return False
@@ -174,7 +179,7 @@ def release_memory():
 
 
 def _drop():
-    release_memory()
+    release_memory(on_drop=True)
     fcntl.flock(_fds["main"], fcntl.LOCK_UN)
     _mode[0] = None
 

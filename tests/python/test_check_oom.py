@@ -92,5 +92,10 @@ def test_a_process_empties_its_allocator_cache_before_it_lets_go_of_the_lock(loc
     with gpulock.exclusive():
         pass
     assert seen == ["shared", "exclusive"]
+    monkeypatch.setenv(gpulock.KEEP_CACHE_ENV, "1")  # kept on letting go, still emptied when asked
+    with gpulock.shared():
+        pass
+    assert seen == ["shared", "exclusive"]
+    assert gpulock.release_memory() is True and seen[-1] is None
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
     assert gpulock.release_memory() is False
