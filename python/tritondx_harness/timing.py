@@ -109,6 +109,7 @@ def run(args, warm=True):
         out = _run(args)
     if pre is not None:
         out["precompile"] = pre
+    out["lock_wait_s"] = round(gpulock.waited_s(), 3)
     return out
 
 
@@ -152,11 +153,13 @@ def _run(args):
     try:
         # one exclusive hold for the estimate and the timed runs; torch
         # computes at the task's TORCH_TF32 while its baselines are among them
+        waited, t0 = gpulock.waited_s(), _clock.monotonic()
         with gpulock.exclusive(), torch_precision(getattr(task.module, "TORCH_TF32", None) if beside else None):
             est = max(estimate_ms(f, inputs) for f in fns.values())
             # --reps N: N single calls a variant, as asked
             batch, reps = (1, args.reps) if args.reps else batching(est, repetitions(est, args.budget_ms))
             times = time_interleaved(fns, reps, args.warmup, arg_sets, batch)
+        timed_s = _clock.monotonic() - t0 - (gpulock.waited_s() - waited)  # the hold, not the wait for it
     except HarnessError:
         raise
     except Exception as e:  # noqa: BLE001
@@ -184,7 +187,7 @@ def _run(args):
                            shape=shape_label(shape), device=info, bytes=nbytes, flops=flops,
                            out_bytes=tensor_bytes(outputs), dtype=compute_dtype(inputs),
                            bytes_basis=basis, copies=copies, rotated_bytes=copies * set_bytes_of(inputs),
-                           reps=reps, batch=batch, variants=variants, **extra)
+                           reps=reps, batch=batch, variants=variants, timed_s=round(timed_s, 3), **extra)
 
 
 def set_bytes_of(inputs):

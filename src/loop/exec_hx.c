@@ -269,6 +269,8 @@ static tdx_status fill_timing(const tdx_loop_hx *x, json_t *j, int with_cand, td
     res->bytes = num(j, "bytes") > 0 ? num(j, "bytes") : 0;
     res->flops = num(j, "flops") > 0 ? num(j, "flops") : 0;
     res->out_bytes = num(j, "out_bytes") > 0 ? num(j, "out_bytes") : 0;
+    res->wait_s = num(j, "lock_wait_s") > 0 ? num(j, "lock_wait_s") : 0;
+    res->timed_s = num(j, "timed_s") > 0 ? num(j, "timed_s") : 0;
     json_t *rdt = json_object_get(j, "dtype");
     snprintf(res->dtype, sizeof res->dtype, "%s", json_is_string(rdt) ? json_string_value(rdt) : "");
     if (x->ceilings && x->ceilings->copy_bw > 0) {

@@ -95,6 +95,9 @@ typedef struct tdx_loop_timing {
      * torch.compile, timed interleaved with the two (medians); 0 not timed */
     double torch_eager_s, torch_compile_s;
     double torch_compile_build_s; /* torch.compile's first call (its compile), kept out of the timed runs; 0 unknown */
+    /* of the harness call: seconds spent waiting for the GPU lock (other tasks' steps), and
+     * in its exclusive hold (the estimate and the timed runs); 0 unknown */
+    double wait_s, timed_s;
 } tdx_loop_timing;
 
 /* What a trial (check, then time when the check passed) came to. */

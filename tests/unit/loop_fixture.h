@@ -92,6 +92,10 @@ static tdx_status fx_time(void *ud, const char *task_path, const char *base, con
         t->cand_median_s = noisy_ratio * t->base_median_s;
         t->base_iqr_s = t->cand_iqr_s = 0.1 * t->base_median_s;
     }
+    if (confirm) { /* of the call: a wait for the GPU lock, then the exclusive hold */
+        t->wait_s = 0.25;
+        t->timed_s = 0.5;
+    }
     if (confirm && noisy_confirms > 0) {
         noisy_confirms--;
         t->cand_median_s = t->base_median_s;

@@ -32,7 +32,7 @@ static const char *fake =
     "*fast.py) echo \"{\\\"ok\\\": true, $H, \\\"check_s\\\": 2.5, \\\"time_s\\\": 1.25, "
     "\\\"phases_s\\\": {\\\"precompile\\\": 0.25, \\\"child\\\": 1.5, \\\"judge\\\": 0.5, \\\"alone\\\": 0.75}, "
     "\\\"check_lock_wait_s\\\": 0.5, \\\"time_lock_wait_s\\\": 0.75, \\\"time\\\": {\\\"ok\\\": true, $T, "
-    "\\\"bytes\\\": 1e6, \\\"flops\\\": 0, \\\"dtype\\\": \\\"float32\\\", \\\"variants\\\": {\\\"baseline\\\": "
+    "\\\"bytes\\\": 1e6, \\\"flops\\\": 0, \\\"dtype\\\": \\\"float32\\\", \\\"timed_s\\\": 0.5, \\\"lock_wait_s\\\": 0.75, \\\"variants\\\": {\\\"baseline\\\": "
     "{\\\"median_ms\\\": 2.0, \\\"iqr_ms\\\": 0.01}, \\\"candidate\\\": {\\\"median_ms\\\": 1.0, \\\"iqr_ms\\\": 0.01}}}}\" ;;\n"
     "*alone.py) echo \"{\\\"ok\\\": true, $H, \\\"check_s\\\": 2.5, \\\"time_s\\\": 1.0, \\\"time\\\": {\\\"ok\\\": true, $T, "
     "\\\"variants\\\": {\\\"baseline\\\": {\\\"median_ms\\\": 3.0, \\\"iqr_ms\\\": 0.02}}}}\" ;;\n"
@@ -123,6 +123,7 @@ static void a_passing_candidate_is_timed_against_the_baseline(void **state)
     assert_true(tr.timing.cand_median_s > 0.99e-3 && tr.timing.cand_median_s < 1.01e-3);
     assert_true(tr.timing.bytes == 1e6);
     assert_string_equal(tr.timing.dtype, "float32");
+    assert_true(tr.timing.timed_s == 0.5 && tr.timing.wait_s == 0.75); /* the timing's exclusive hold, its wait */
     assert_true(tr.time_s == 1.25); /* the harness's own measure of the timing */
     assert_true(tr.check_wait_s == 0.5 && tr.time_wait_s == 0.75); /* of which lock waits */
     /* the check's parts the harness measured; its start is the rest of the call's wall

@@ -190,6 +190,9 @@ static void a_noisy_confirm_is_taken_again(void **state)
     json_t *c = entries_of("confirm");
     json_t *e = json_array_get(c, 0);
     assert_int_equal(json_integer_value(json_object_get(e, "timings")), 2);
+    /* of its time_s, both timings' waits for the GPU lock and exclusive holds */
+    assert_true(json_number_value(json_object_get(e, "lock_wait_s")) == 0.5);
+    assert_true(json_number_value(json_object_get(e, "timed_runs_s")) == 1.0);
     assert_string_equal(json_string_value(json_object_get(e, "outcome")), "faster");
     assert_true(json_number_value(json_object_get(json_object_get(e, "timing"), "base_iqr_s")) < 0.03 * 10e-3);
     json_decref(c);
@@ -254,6 +257,8 @@ static void torch_is_timed_beside_the_result_at_the_end(void **state)
     assert_true(fabs(json_number_value(json_object_get(e, "torch_eager_s")) - 0.8 * task_s) < 1e-12);
     /* what torch.compile's compile took of the confirm's time_s, as the timing said */
     assert_true(json_number_value(json_object_get(e, "torch_compile_build_s")) == 4.5);
+    assert_true(json_number_value(json_object_get(e, "lock_wait_s")) == 0.25);
+    assert_true(json_number_value(json_object_get(e, "timed_runs_s")) == 0.5);
     /* the same comparison as side by side: the result (1 ms beside 10) against torch.compile (5 ms) */
     assert_true(fabs(res.final_s / json_number_value(json_object_get(e, "torch_compile_s")) - 1e-3 / 5e-3) < 1e-9);
     json_decref(c);
