@@ -20,9 +20,9 @@ processes upgrading at once would otherwise wait for each other).
 
 A process gives its allocator's cached GPU memory back (release_memory())
 before it lets go of the lock: the caches of processes that wait hold no
-memory another process's check or timing may need (an attention check's
-float64 reference at the bench shape left 34 GiB cached in one process, and
-another task's check ran out of memory beside it on an H100,
+memory another process's check or timing may need (on an H100 one process
+held 34 GiB, the size of an attention task's float64 reference at its bench
+shape, and another task's check ran out of memory beside it,
 bench/RESULTS.md, twenty-eighth session).
 
 No wait is unbounded: after TRITONDX_GPU_LOCK_WAIT seconds (default 900)
