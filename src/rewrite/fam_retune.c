@@ -282,43 +282,54 @@ static int clamp_tile(int v, long long n, int lo)
     return p < v ? p : v;
 }
 
-/* The most elements of one reduced 2-D (or larger) tile a thread of kernel
- * def would hold with block parameter `name` at nv and nw warps: over the
- * kernel's reductions of such tiles (a deferred accumulator keeps one whole
- * in registers beside the loaded tile), the product of the axis sizes over
- * 32 x nw; 0 when there is none or a size is unknown. On the H200 the
- * retune candidates that took col_mean's [64, BLOCK_N] fp32 accumulator to
- * 128 elements a thread and more were the slow ones (1.02x and 9.6x the
- * kept kernel's time, against 0.79x for two warps at 64; bench/RESULTS.md,
- * thirteenth session). */
-static long long reduce_tile_per_thread(fam_task *t, const tdx_src_node *def, const char *name, long long nv,
-                                        long long nw)
+/* The elements of op's reduced tile (rank 2 or more) in kernel def with
+ * block parameter `name` at nv: the product of its axis sizes, 0 when a
+ * size is unknown or it is no such tile. */
+static long long reduce_tile_elems(fam_task *t, const tdx_src_node *def, const tdx_km_op *op, const char *name,
+                                   long long nv)
+{
+    if (op->kind != TDX_KM_OP_REDUCE || op->input.rank < 2 || op->input.rank > TDX_KM_MAXRANK)
+        return 0;
+    long long prod = 1;
+    for (int a = 0; a < op->input.rank; a++) {
+        const tdx_src_node *sz = op->input.axis[a].size;
+        long long v = 0;
+        if (tdx_src_is_name(sz, name))
+            v = nv;
+        else if (!fam_size_value(t, def, sz, &v))
+            return 0;
+        if (v <= 0 || v > (1 << 20) || prod > (1LL << 40) / v)
+            return 0;
+        prod *= v;
+    }
+    return prod;
+}
+
+/* Over kernel def's reductions of 2-D (or larger) tiles -- only those
+ * inside a loop when in_loop -- the most (least, when in_loop) elements of
+ * one tile a thread holds with block parameter `name` at nv and nw warps
+ * (the product of the axis sizes over 32 x nw); 0 when there is none or a
+ * size is unknown. A deferred accumulator keeps one whole tile in
+ * registers beside the loaded one: on the H200 the retune candidates that
+ * took col_mean's [64, BLOCK_N] fp32 accumulator to 128 elements a thread
+ * and more were the slow ones (1.02x and 9.6x the kept kernel's time,
+ * against 0.79x for two warps at 64; bench/RESULTS.md, thirteenth
+ * session). */
+static long long reduce_per_thread(fam_task *t, const tdx_src_node *def, const char *name, long long nv,
+                                   long long nw, int in_loop)
 {
     const tdx_km_file *f = fam_model(t);
-    long long worst = 0;
-    for (size_t i = 0; f && i < f->kernels.len; i++) {
+    long long out = 0;
+    for (size_t i = 0; f && nw > 0 && i < f->kernels.len; i++) {
         const tdx_km_kernel *k = f->kernels.items[i];
         for (size_t j = 0; k->def == def && j < k->ops.len; j++) {
             const tdx_km_op *op = k->ops.items[j];
-            if (op->kind != TDX_KM_OP_REDUCE || op->input.rank < 2 || op->input.rank > TDX_KM_MAXRANK)
-                continue;
-            long long prod = 1;
-            int ok = 1;
-            for (int a = 0; a < op->input.rank && ok; a++) {
-                const tdx_src_node *sz = op->input.axis[a].size;
-                long long v = 0;
-                if (tdx_src_is_name(sz, name))
-                    v = nv;
-                else if (!fam_size_value(t, def, sz, &v))
-                    ok = 0;
-                ok = ok && v > 0 && v <= (1 << 20) && prod <= (1LL << 40) / v;
-                prod = ok ? prod * v : prod;
-            }
-            if (ok && nw > 0 && prod / (32 * nw) > worst)
-                worst = prod / (32 * nw);
+            long long e = in_loop && !op->loop ? 0 : reduce_tile_elems(t, def, op, name, nv) / (32 * nw);
+            if (e > 0 && (out == 0 || (in_loop ? e < out : e > out)))
+                out = e;
         }
     }
-    return worst;
+    return out;
 }
 
 /* Whether block parameter `name` of kernel def sizes the contiguous axis (the
@@ -347,6 +358,14 @@ static int sizes_contiguous_load(fam_task *t, const tdx_src_node *def, const cha
  * 32 x 64 with 8 warps and 0.932x at 64 x 64 with 16 (Inductor's tile),
  * but 1.065x at 32 x 64 with 4 warps and 1.265x at 128 x 32, the step
  * retune gave first before (bench/RESULTS.md, twenty-eighth session).
+ * A tile reduced inside the loop pays a barrier across its warps every
+ * iteration, and more warps share it: col_argmax's 64 x 16 fp32 tile
+ * (tl.max and tl.argmax each iteration) at 64 x 32 with 8 warps, 8
+ * elements a thread, took 1.54x the time, while its 256 x 16 at 256 x 32
+ * with 8 warps, 32 a thread, took 0.893x; with fewer than 16 elements a
+ * thread of such a tile (the line drawn between the two, so that the 128
+ * rows retune may keep first, 16 a thread, still get the step) it is left
+ * out.
  */
 static tdx_status retune_full_line(fam_task *t, tdx_src_node *L, tdx_src_node *kd, const blockarg *b, size_t nb,
                                    long long cur, long long progs, tdx_rw_emit_fn emit, void *ud)
@@ -357,11 +376,14 @@ static tdx_status retune_full_line(fam_task *t, tdx_src_node *L, tdx_src_node *k
     for (size_t i = 0; i < nb; i++) {
         long long line = 128 / eb, f = b[i].v > 0 ? line / b[i].v : 0;
         if (!sizes_contiguous_load(t, kd, b[i].name) || b[i].v * f != line || f < 2 ||
-            progs / f < 132 || reduce_tile_per_thread(t, kd, b[i].name, b[i].v, cur) <= 0)
+            progs / f < 132 || reduce_per_thread(t, kd, b[i].name, b[i].v, cur, 0) <= 0)
             continue;
         long long nw = cur * f > 16 ? 16 : cur * f;
-        if (reduce_tile_per_thread(t, kd, b[i].name, line, nw) > 64)
+        if (reduce_per_thread(t, kd, b[i].name, line, nw, 0) > 64)
             continue;
+        long long in_loop = reduce_per_thread(t, kd, b[i].name, line, nw, 1);
+        if (in_loop > 0 && in_loop < 16)
+            continue; /* a tile reduced every iteration across more warps, few elements each */
         char w[24], sum[256];
         fam_edits e = {0};
         set_block(t, &e, L, &b[i], line, 1);
@@ -539,7 +561,7 @@ tdx_status fam_retune(fam_task *t, tdx_rw_emit_fn emit, void *ud)
                     nw = cur * mult[m];
                 if (nw > 16)
                     nw = 16;
-                if (kd && reduce_tile_per_thread(t, kd, b[i].name, nv, nw ? nw : cur) > 64)
+                if (kd && reduce_per_thread(t, kd, b[i].name, nv, nw ? nw : cur, 0) > 64)
                     continue; /* a reduced tile past 64 elements a thread: spills */
                 fam_edits e = {0};
                 set_block(t, &e, L, &b[i], nv, nb > 1);

@@ -56,6 +56,17 @@ def harness(*args, timeout=300):
 def run_harness():
     return harness
 
+
+@pytest.fixture
+def lock(tmp_path, monkeypatch):
+    """The GPU lock on (a file under tmp_path) for the test; its descriptors
+    closed after."""
+    from tritondx_harness import gpulock
+    path = str(tmp_path / "gpu.lock")
+    monkeypatch.setenv(gpulock.ENV, path)
+    yield path
+    gpulock.forget()
+
 # The fault-injection suite is a ctest test of its own (tests/cmake/faults.cmake,
 # TDX_FAULTS=1), not part of the harness tests' run.
 collect_ignore = [] if os.environ.get("TDX_FAULTS") == "1" else ["test_faults.py"]

@@ -5,7 +5,6 @@ the out-of-memory errors are raised by the task's own code, as torch raises
 them."""
 from pathlib import Path
 
-import pytest
 import torch
 
 from conftest import task
@@ -13,14 +12,6 @@ from tritondx_harness import gpulock
 from tritondx_harness.check import check_task, out_of_memory
 
 OOM = 'torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1024.00 MiB.")'
-
-
-@pytest.fixture
-def lock(tmp_path, monkeypatch):
-    path = str(tmp_path / "gpu.lock")
-    monkeypatch.setenv(gpulock.ENV, path)
-    yield path
-    gpulock.forget()
 
 
 def _reference_oom(tmp_path, times):

@@ -373,52 +373,67 @@ def test_row_grid_masks_the_lanes_past_a_row_and_retunes(tmp_path):
 def test_retune_widens_the_contiguous_side_first_while_the_grid_keeps_two_waves(tmp_path):
     """A 2-D tile read along its last axis (columns, contiguous) widens that
     side first: col_max after split-reduction has 4096 programs at the bench
-    shape; its 32 fp16 columns read 64 bytes a row, so BLOCK_N 32 -> 64 with
-    twice the warps (a whole 128-byte line) comes first, then BLOCK_N
-    32 -> 128 before BLOCK_M, and both candidates pass the check.
-    col_argmax's unsplit grid (512 programs) would drop under a wave at 4x
-    the columns: after its whole-line step its rows come first, as before."""
+    shape, so BLOCK_N 32 -> 128 comes before BLOCK_M, and the candidate still
+    passes the check. Its tile is reduced every iteration with 8 elements a
+    thread at 4 warps (and at the whole-line step's twice the columns and
+    warps), so that step is left out there; after defer-reduction the tile is reduced once,
+    after the loop, and that step comes first: 32 fp16 columns read 64 bytes
+    a row, BLOCK_N 32 -> 64 with 8 warps. col_argmax's unsplit grid (512
+    programs) would drop under a wave at 4x the columns: its rows come first,
+    as before, and its tile, reduced every iteration, takes the whole-line
+    step once a thread holds 16 of its elements at the new width (128 rows
+    and more: 8 at 64 rows)."""
     tasks = ROOT / "bench" / "tasks"
     split = rewrite("split-reduction", tasks / "col_max_fp16.py", tmp_path / "a")[0]
     r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "b"), split],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    first = [line.split("\t") for line in r.stdout.splitlines()[:4]]
+    first = [line.split("\t") for line in r.stdout.splitlines()[:3]]
     assert [f[1].split(": ")[1] for f in first] == [
-        "BLOCK_N 32 -> 64, num_warps 8 (a whole 128-byte line a row)", "BLOCK_N 32 -> 128",
-        "BLOCK_N 32 -> 64", "BLOCK_M 32 -> 128"], r.stdout
-    text = Path(first[0][0]).read_text()
+        "BLOCK_N 32 -> 128", "BLOCK_N 32 -> 64", "BLOCK_M 32 -> 128"], r.stdout
+    assert "BLOCK_M=32, BLOCK_N=128" in Path(first[0][0]).read_text()
+    deferred = rewrite("defer-reduction", tasks / "col_max_fp16.py", tmp_path / "e")[0]
+    (cand, summary), *_ = rewrite_family("retune", deferred, tmp_path / "f")
+    assert summary.split(": ")[1] == "BLOCK_N 32 -> 64, num_warps 8 (a whole 128-byte line a row)", summary
+    text = Path(cand).read_text()
     assert "BLOCK_M=32, BLOCK_N=64, num_warps=8)" in text and "triton.cdiv(n_cols, 64)" in text, text
-    assert "BLOCK_M=32, BLOCK_N=128" in Path(first[1][0]).read_text()
-    for cand in (first[0][0], first[1][0]):
-        res = check_task(str(tasks / "col_max_fp16.py"), device="cpu", seeds=(0,), candidate=cand)
+    for c in (first[0][0], cand):
+        res = check_task(str(tasks / "col_max_fp16.py"), device="cpu", seeds=(0,), candidate=c)
         assert res["ok"], res.get("error")
     r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / "c"),
                         str(tasks / "col_argmax.py")], capture_output=True, text=True, timeout=60)
-    got = [line.split("\t")[1].split(": ")[1] for line in r.stdout.splitlines()[:2]]
-    assert got == ["BLOCK_N 16 -> 32, num_warps 8 (a whole 128-byte line a row)", "BLOCK_M 64 -> 256"], r.stdout
+    first = [line.split("\t") for line in r.stdout.splitlines()]
+    got = [f[1].split(": ")[1] for f in first]
+    assert got[0] == "BLOCK_M 64 -> 256" and not any("128-byte line" in g for g in got), r.stdout
+    assert got[1] == "BLOCK_M 64 -> 128", r.stdout
+    for rows, (cand, _) in ((256, first[0]), (128, first[1])):  # whichever of the two the round keeps
+        r = subprocess.run([CLI, "rewrite", "--family", "retune", "--out-dir", str(tmp_path / f"d{rows}"), cand],
+                           capture_output=True, text=True, timeout=60)
+        assert r.stdout.splitlines()[0].split("\t")[1].split(": ")[1] == \
+            "BLOCK_N 16 -> 32, num_warps 8 (a whole 128-byte line a row)", r.stdout
 
 
 def test_retune_leaves_a_whole_line_tile_and_a_one_wave_grid_alone(tmp_path):
     """The whole-line step needs a reduced 2-D tile whose row reads less than
     128 bytes and a grid that keeps a wave once it is that much wider:
     col_mean_bf16 after vectorize-loop reads 64 bf16 columns (128 bytes) a
-    row, a 1-D block (col_sum) has no such side, and col_max at a bench
-    shape of 4096 columns has 128 programs (64 at twice the width); none
-    gets it."""
+    row, a 1-D block (col_sum) has no such side, and the deferred col_max at
+    a bench shape of 4096 columns has 128 programs (64 at twice the width);
+    none gets it."""
     tasks = ROOT / "bench" / "tasks"
-    narrow = tmp_path / "col_max_narrow.py"
-    text = (tasks / "col_max_fp16.py").read_text()
-    assert text.count('"bench": (16384, 16384)') == 1
-    narrow.write_text(text.replace('"bench": (16384, 16384)', '"bench": (16384, 4096)'))
-    got = [s for _, s in rewrite_family("retune", narrow, tmp_path / "narrow")]
-    assert got and not any("128-byte line" in s for s in got), got
-    got = [s for _, s in rewrite_family("retune", tasks / "col_max_fp16.py", tmp_path / "wide")]
-    assert "128-byte line" in got[0], got
     for fam, task in (("vectorize-loop", "col_mean_bf16.py"), ("defer-reduction", "col_sum.py")):
         src = rewrite(fam, tasks / task, tmp_path / fam)[0]
         got = [s for _, s in rewrite_family("retune", src, tmp_path / ("r" + fam))]
         assert got and not any("128-byte line" in s for s in got), got
+    deferred = Path(rewrite("defer-reduction", tasks / "col_max_fp16.py", tmp_path / "d")[0])
+    text = deferred.read_text()
+    assert text.count('"bench": (16384, 16384)') == 1
+    narrow = tmp_path / "col_max_narrow.py"
+    narrow.write_text(text.replace('"bench": (16384, 16384)', '"bench": (16384, 4096)'))
+    got = [s for _, s in rewrite_family("retune", narrow, tmp_path / "narrow")]
+    assert got and not any("128-byte line" in s for s in got), got
+    got = [s for _, s in rewrite_family("retune", deferred, tmp_path / "wide")]
+    assert "128-byte line" in got[0], got
 
 
 @pytest.mark.parametrize("task", ["conv1d.py", "conv2d.py"])

@@ -46,14 +46,6 @@ except Exception as e:
 """
 
 
-@pytest.fixture
-def lock(tmp_path, monkeypatch):
-    path = str(tmp_path / "gpu.lock")
-    monkeypatch.setenv(gpulock.ENV, path)
-    yield path
-    gpulock.forget()
-
-
 def _holder(tmp_path, name, mode, secs, wait=None):
     """Start a process that takes the lock in `mode` and keeps it `secs` s;
     returns (process, file it writes once it holds the lock)."""
