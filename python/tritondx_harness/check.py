@@ -472,8 +472,8 @@ def _alone_after_oom(run, phases):
     nothing else runs kernels then, and every other process has given its
     cached memory back on letting go of the lock (gpulock.release_memory).
     phases["alone"] gets that run's seconds; an out-of-memory error the
-    second time says it came with the GPU to itself. With the lock off, nothing else
-    shares the GPU and the first verdict stands."""
+    second time says it came with the GPU to itself. With the lock off,
+    nothing else shares the GPU and the first verdict stands."""
     try:
         cases = run()
         oom = any(not c["ok"] and out_of_memory(c.get("message")) for c in cases)
