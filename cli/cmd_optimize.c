@@ -65,6 +65,23 @@ static void on_progress(const tdx_loop_progress *p, void *ud)
                             p->elapsed_s);
 }
 
+/* The task file unreadable, not Python, or no task (a kernel file alone):
+ * says so on stderr and returns TDX_EXIT_INPUT; else 0. */
+static int not_a_task(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = tdx_cli_read_task(path, &text, &len);
+    if (!rc && !tdx_dx_task_like(path, text, len)) {
+        fprintf(stderr, "%s: error: %s, and optimize checks and times the kernel through them (README, "
+                        "\"Task format\")\n",
+                path, TDX_DX_NOT_A_TASK);
+        rc = TDX_EXIT_INPUT;
+    }
+    free(text);
+    return rc;
+}
+
 int tdx_cmd_optimize(int argc, char **argv)
 {
     enum { O_ROUNDS = 1000, O_CANDS, O_TARGET, O_BUDGET, O_LEVEL, O_RESUME, O_OUT, O_RUNDIR,
@@ -171,7 +188,7 @@ int tdx_cmd_optimize(int argc, char **argv)
     else if (o.dx.max_level < 0 || o.dx.max_level > 3 ||
              (strcmp(device, "cuda") != 0 && strcmp(device, "cpu") != 0))
         tdx_cli_error("--max-level must be 0..3 and --device cuda or cpu"), rc = TDX_EXIT_USAGE;
-    else if (tdx_cli_check_task(argv[optind]) != 0)
+    else if (not_a_task(argv[optind]) != 0)
         rc = TDX_EXIT_INPUT; /* what is wrong with the file before what the machine lacks */
     else if (strcmp(device, "cpu") == 0 && !getenv("TDX_TEST_TIMER"))
         tdx_cli_error("no GPU here: optimize times candidates on a GPU (set TDX_TEST_TIMER to use a "

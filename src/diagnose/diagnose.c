@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 
+#include "base/arena.h"
+#include "source/ast.h"
 #include "triage/triage.h"
 
 static double now_s(void)
@@ -39,6 +41,22 @@ tdx_status tdx_dx_level0(void *ud, const char *task_path, const char *src, size_
     return st;
 }
 
+int tdx_dx_task_like(const char *path, const char *src, size_t len)
+{
+    static const char *const names[] = {"launch", "reference", "make_inputs", "Model", "get_inputs"};
+    tdx_arena arena;
+    tdx_arena_init(&arena, 0);
+    tdx_diags quiet;
+    tdx_diags_init(&quiet);
+    tdx_src_module *m = NULL;
+    int yes = tdx_src_parse(path, src, len, &arena, &quiet, &m) != TDX_OK || !m;
+    for (size_t i = 0; !yes && i < sizeof names / sizeof names[0]; i++)
+        yes = tdx_src_binds(m, names[i]);
+    tdx_diags_free(&quiet);
+    tdx_arena_free(&arena);
+    return yes;
+}
+
 tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char *src, size_t len,
                       tdx_ledger *ledger, tdx_dx_report *rep, tdx_diags *diags)
 {
@@ -47,11 +65,21 @@ tdx_status tdx_dx_run(const tdx_dx_opts *opts, const char *task_path, const char
     double min_conf = opts->decide_confidence > 0 ? opts->decide_confidence : 0.7;
     int max_level = opts->max_level < 0 ? 0 : opts->max_level > 3 ? 3 : opts->max_level;
     tdx_status result = TDX_OK;
+    int task = -1; /* levels 1-3 can run it; -1 not asked yet */
     for (int lv = 0; lv <= max_level; lv++) {
         const tdx_dx_level *L = &opts->levels[lv];
         if (!L->run) {
             rep->state[lv] = TDX_DX_SKIPPED;
             snprintf(rep->why[lv], sizeof rep->why[lv], "level %d is not available in this build", lv);
+            continue;
+        }
+        if (lv > 0 && task < 0)
+            task = tdx_dx_task_like(task_path, src, len);
+        if (lv > 0 && !task) {
+            rep->state[lv] = TDX_DX_SKIPPED;
+            snprintf(rep->why[lv], sizeof rep->why[lv],
+                     "%s, and this level runs the kernel through them (README, \"Task format\")",
+                     TDX_DX_NOT_A_TASK);
             continue;
         }
         size_t before = tdx_ledger_count(ledger);

@@ -59,6 +59,17 @@ typedef struct tdx_dx_report {
 /* Non-zero when finding f decides (see above). */
 int tdx_dx_decides(const tdx_finding *f, double min_confidence);
 
+/* Non-zero when a file can be run as a task (levels 1-3, check, optimize):
+ * it binds launch, reference or make_inputs (the task format), or Model or
+ * get_inputs (a KernelBench problem), at its top level. A file that does
+ * not parse counts as one: level 0 says what is wrong with it. A kernel
+ * file alone is no task: only level 0 reads it. */
+int tdx_dx_task_like(const char *path, const char *src, size_t len);
+
+/* What is said of a file that is no task. */
+#define TDX_DX_NOT_A_TASK \
+    "not a task: the file defines no launch, reference or make_inputs"
+
 /* Run the levels 0..opts->max_level in order with escalation. Returns TDX_OK
  * when level 0 ran (later levels may have been skipped or failed: see the
  * report), or the level 0 error (e.g. TDX_ERR_PARSE). */

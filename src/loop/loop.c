@@ -432,6 +432,13 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         free(r.orig);
         return TDX_ERR_INPUT;
     }
+    if (!tdx_dx_task_like(o->task_path, r.orig, r.olen)) {
+        tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0,
+                      "%s, and optimize checks and times the kernel through them (README, \"Task format\")",
+                      TDX_DX_NOT_A_TASK);
+        free(r.orig);
+        return TDX_ERR_INPUT;
+    }
     r.best = malloc(r.olen + 1);
     r.tried = json_object();
     r.replay = json_object();

@@ -344,6 +344,71 @@ tdx_src_node *tdx_src_find_def(const tdx_src_module *m, const char *name)
     return w.found;
 }
 
+// Whether an assignment target (a name, or a tuple or list of targets) binds name.
+static int target_binds(const tdx_src_node *t, const char *name)
+{
+    if (t->kind == TDX_SRC_NAME)
+        return t->name && strcmp(t->name, name) == 0;
+    if (t->kind != TDX_SRC_TUPLE && t->kind != TDX_SRC_LIST)
+        return 0;
+    for (uint32_t k = 0; k < t->nkids; k++)
+        if (target_binds(t->kids[k], name))
+            return 1;
+    return 0;
+}
+
+// Whether an import alias binds name: its `as` name, else its first dotted part.
+static int alias_binds(const tdx_src_node *a, const char *name)
+{
+    if (a->name2)
+        return strcmp(a->name2, name) == 0;
+    size_t n = strlen(name);
+    return a->name && strncmp(a->name, name, n) == 0 && (a->name[n] == 0 || a->name[n] == '.');
+}
+
+static int binds_in(const tdx_src_node *n, const char *name, int depth)
+{
+    if (depth > 64) /* statements nest far less deeply than that */
+        return 0;
+    switch (n->kind) {
+    case TDX_SRC_FUNCDEF:
+    case TDX_SRC_CLASSDEF:
+        return n->name && strcmp(n->name, name) == 0;
+    case TDX_SRC_ASSIGN:
+    case TDX_SRC_ANNASSIGN:
+        for (tdx_src_node *t = tdx_src_next(n, TDX_SRC_R_TARGET, NULL); t; t = tdx_src_next(n, TDX_SRC_R_TARGET, t))
+            if (target_binds(t, name))
+                return 1;
+        return 0;
+    case TDX_SRC_IMPORT:
+    case TDX_SRC_IMPORT_FROM:
+        if (n->flags & TDX_SRC_F_STAR)
+            return 1;
+        for (uint32_t k = 0; k < n->nkids; k++)
+            if (n->kids[k]->kind == TDX_SRC_ALIAS && alias_binds(n->kids[k], name))
+                return 1;
+        return 0;
+    case TDX_SRC_MODULE:
+    case TDX_SRC_IF:
+    case TDX_SRC_TRY:
+    case TDX_SRC_EXCEPT:
+    case TDX_SRC_WITH:
+    case TDX_SRC_FOR:
+    case TDX_SRC_WHILE:
+        for (uint32_t k = 0; k < n->nkids; k++)
+            if (binds_in(n->kids[k], name, depth + 1))
+                return 1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+int tdx_src_binds(const tdx_src_module *m, const char *name)
+{
+    return m && m->root && name && binds_in(m->root, name, 0);
+}
+
 // Find a parameter by name.
 tdx_src_node *tdx_src_param(const tdx_src_node *def, const char *name)
 {

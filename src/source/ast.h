@@ -257,6 +257,11 @@ int tdx_src_is_jit(const tdx_src_node *def);
 int tdx_src_find_jit(const tdx_src_module *m, tdx_arena *arena, tdx_ptrvec *out);
 /* The first FUNCDEF named name at module level (then at any depth), or NULL. */
 tdx_src_node *tdx_src_find_def(const tdx_src_module *m, const char *name);
+/* Non-zero when module m binds `name` at its top level: a def or class of
+ * that name, an assignment to it, an import that names it, or a star
+ * import (which may). Statements under a top-level if, try, with, for or
+ * while count; the bodies of functions and classes do not. */
+int tdx_src_binds(const tdx_src_module *m, const char *name);
 /* The PARAM of a FUNCDEF/LAMBDA named name, or NULL. */
 tdx_src_node *tdx_src_param(const tdx_src_node *def, const char *name);
 /* Non-zero when a PARAM is annotated tl.constexpr / triton.language.constexpr

@@ -74,9 +74,13 @@ static void setup(world *w, int max_level)
     tdx_ledger_init(&w->l);
 }
 
+/* The levels are fakes; the source only has to be a task's (levels 1-3
+ * leave a file that is none alone). */
+static const char task_src[] = "def launch(x):\n    return x\n";
+
 static tdx_status run(world *w)
 {
-    return tdx_dx_run(&w->o, "task.py", "", 0, &w->l, &w->rep, &w->d);
+    return tdx_dx_run(&w->o, "task.py", task_src, sizeof task_src - 1, &w->l, &w->rep, &w->d);
 }
 
 static void finish(world *w)
@@ -91,6 +95,29 @@ static const char *decider(const world *w)
     if (w->rep.deciding_finding <= 0)
         return "";
     return tdx_ledger_at(&w->l, (size_t)w->rep.deciding_finding - 1)->rule->id;
+}
+
+// A kernel file alone is no task: levels 1-3 are skipped, saying why, and never called.
+static void a_kernel_file_is_left_to_level0(void **state)
+{
+    (void)state;
+    static const char kernel[] = "import triton\n@triton.jit\ndef k(x): pass\n";
+    world w;
+    setup(&w, 3);
+    w.o.all_levels = 1;
+    w.lv[0] = (fake_level){{{"TDX001", 0.5, 1}}, 1, TDX_OK, 0};
+    assert_int_equal(tdx_dx_run(&w.o, "k.py", kernel, sizeof kernel - 1, &w.l, &w.rep, &w.d), TDX_OK);
+    assert_int_equal(w.lv[0].calls, 1);
+    for (int lv = 1; lv <= 3; lv++) {
+        assert_int_equal(w.lv[lv].calls, 0);
+        assert_int_equal(w.rep.state[lv], TDX_DX_SKIPPED);
+        assert_non_null(strstr(w.rep.why[lv], "not a task: the file defines no launch, reference or make_inputs"));
+    }
+    assert_int_equal(w.d.len, 0); /* no error for it */
+    assert_false(tdx_dx_task_like("k.py", kernel, sizeof kernel - 1));
+    assert_true(tdx_dx_task_like("t.py", task_src, sizeof task_src - 1));
+    assert_true(tdx_dx_task_like("bad.py", "def (", 5)); /* level 0 says what is wrong with it */
+    finish(&w);
 }
 
 // A deciding finding at level 0 ends the descent there.
@@ -362,6 +389,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(level0_decides_and_stops),
+        cmocka_unit_test(a_kernel_file_is_left_to_level0),
         cmocka_unit_test(descends_until_a_finding_decides),
         cmocka_unit_test(max_level_bounds_the_descent),
         cmocka_unit_test(all_levels_runs_them_all),

@@ -144,6 +144,38 @@ static void kernels_are_found_however_decorated(void **state)
     done(f);
 }
 
+/* What a module binds at its top level: defs and classes, assignments
+ * (tuple targets too), imports by their `as` name or first dotted part, a
+ * star import (which may bind anything), under a top-level if / try; not
+ * what a function's body binds, nor a name merely used. */
+static void top_level_bindings(void **state)
+{
+    (void)state;
+    fixture *f = parse("import torch.nn as tnn, os.path\n"
+                       "from x import y as launch_impl\n"
+                       "def make_inputs(shape): pass\n"
+                       "class Model: pass\n"
+                       "a, (b, c) = 1, (2, 3)\n"
+                       "SHAPES: dict = {}\n"
+                       "try:\n    from fast import reference\nexcept ImportError:\n    reference = None\n"
+                       "if True:\n    get_inputs = list\n"
+                       "def f():\n    launch = 1\n    return launch\n"
+                       "print(inner)\n");
+    assert_int_equal(f->st, TDX_OK);
+    static const char *const yes[] = {"tnn", "os", "launch_impl", "make_inputs", "Model", "a", "b", "c",
+                                      "SHAPES", "reference", "get_inputs", "f"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(tdx_src_binds(f->m, yes[i]));
+    static const char *const no[] = {"torch", "y", "launch", "inner", "print", "fast", "x", "ImportError"};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(tdx_src_binds(f->m, no[i]));
+    assert_false(tdx_src_binds(NULL, "a"));
+    done(f);
+    f = parse("from helpers import *\n");
+    assert_true(tdx_src_binds(f->m, "launch"));
+    done(f);
+}
+
 static void literal_values(void **state)
 {
     (void)state;
@@ -433,6 +465,7 @@ int main(void)
         cmocka_unit_test(tokens_have_indent_and_spans),
         cmocka_unit_test(dotted_names_and_calls),
         cmocka_unit_test(kernels_are_found_however_decorated),
+        cmocka_unit_test(top_level_bindings),
         cmocka_unit_test(literal_values),
         cmocka_unit_test(module_code_is_tolerant_kernels_are_not),
         cmocka_unit_test(deep_nesting_is_an_error_not_a_crash),
