@@ -81,6 +81,11 @@ int tdx_cli_parse_double(const char *opt, const char *s, double lo, double hi, d
  * directory); 0 with *src (the caller frees it) and *len set, else the
  * error is printed on stderr and TDX_EXIT_INPUT returned. */
 int tdx_cli_read_task(const char *path, char **src, size_t *len);
+/* tdx_cli_read_task for a command that runs the task (what: "profile times
+ * the kernel"): a file that is no task, a kernel file alone
+ * (tdx_dx_task_like), is refused too, in one line that says what the
+ * command needs and why. */
+int tdx_cli_read_runnable_task(const char *path, const char *what, char **src, size_t *len);
 /* The same for a command that hands the path on and reads nothing itself:
  * 0 when the file is fit to be a task, else TDX_EXIT_INPUT (printed). */
 int tdx_cli_check_task(const char *path);

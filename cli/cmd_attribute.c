@@ -115,7 +115,10 @@ int tdx_cli_an_main(int argc, char **argv, int level)
     }
     char *src;
     size_t len;
-    int rc = tdx_cli_read_task(task, &src, &len);
+    int rc = tdx_cli_read_runnable_task(task,
+                                        strcmp(cmd, "analyze") == 0 ? "analyze compiles the kernel"
+                                                                    : "attribute compiles the kernel",
+                                        &src, &len);
     if (rc)
         return rc;
     tdx_ledger led;

@@ -71,13 +71,7 @@ static int not_a_task(const char *path)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = tdx_cli_read_task(path, &text, &len);
-    if (!rc && !tdx_dx_task_like(path, text, len)) {
-        fprintf(stderr, "%s: error: %s, and optimize checks and times the kernel through them (README, "
-                        "\"Task format\")\n",
-                path, TDX_DX_NOT_A_TASK);
-        rc = TDX_EXIT_INPUT;
-    }
+    int rc = tdx_cli_read_runnable_task(path, "optimize checks and times the kernel", &text, &len);
     free(text);
     return rc;
 }

@@ -57,7 +57,7 @@ int tdx_cmd_profile(int argc, char **argv)
     }
     char *src;
     size_t len;
-    int rc = tdx_cli_read_task(task, &src, &len);
+    int rc = tdx_cli_read_runnable_task(task, "profile times the kernel", &src, &len);
     if (rc)
         return rc;
     if (!tdx_dx_have_gpu()) {

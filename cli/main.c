@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "diagnose/diagnose.h"
 #include "input/input.h"
 
 static const tdx_cli_cmd commands[] = {
@@ -44,6 +45,18 @@ int tdx_cli_read_task(const char *path, char **src, size_t *len)
                 tdx_severity_str(d.items[i].sev), d.items[i].msg);
     tdx_diags_free(&d);
     return st ? TDX_EXIT_INPUT : 0;
+}
+
+int tdx_cli_read_runnable_task(const char *path, const char *what, char **src, size_t *len)
+{
+    int rc = tdx_cli_read_task(path, src, len);
+    if (rc || tdx_dx_task_like(path, *src, *len))
+        return rc;
+    fprintf(stderr, "%s: error: %s, and %s through them (README, \"Task format\")\n", path, TDX_DX_NOT_A_TASK,
+            what);
+    free(*src);
+    *src = NULL;
+    return TDX_EXIT_INPUT;
 }
 
 int tdx_cli_check_task(const char *path)

@@ -105,16 +105,23 @@ run diagnose -; expect_rc 2 # an option-like argument: a usage error
 run diagnose plain.py; expect_rc 3; expect_err "plain.py: error: no @triton.jit kernel found: nothing to diagnose"
 
 # A kernel file alone, no task around it: level 0 reads it, levels 1-3 say
-# why they do not run it (no error), and optimize refuses it in one line
-# before it asks for a GPU.
+# why they do not run it (no error), and the commands that run a task refuse
+# it in one line, optimize and profile before they ask for a GPU.
 printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)\n' >kernel_only.py
 run diagnose --all-levels kernel_only.py; expect_rc 0
 NCHECKS=$((NCHECKS + 1)); ! grep -q ': error: ' "$TMP/err" || fail "an error line for a kernel file"
 for lv in 1 2 3; do
     expect_out_has "level $lv: skipped: not a task: the file defines no launch, reference or make_inputs, and this level runs the kernel through them (README, \"Task format\")"
 done
+NOTASK="kernel_only.py: error: not a task: the file defines no launch, reference or make_inputs, and"
 run optimize kernel_only.py; expect_rc 3
-expect_err "kernel_only.py: error: not a task: the file defines no launch, reference or make_inputs, and optimize checks and times the kernel through them (README, \"Task format\")"
+expect_err "$NOTASK optimize checks and times the kernel through them (README, \"Task format\")"
+run profile kernel_only.py; expect_rc 3
+expect_err "$NOTASK profile times the kernel through them (README, \"Task format\")"
+for cmd in attribute analyze; do
+    run $cmd kernel_only.py; expect_rc 3
+    expect_err "$NOTASK $cmd compiles the kernel through them (README, \"Task format\")"
+done
 
 # A kernel that does not compile: one error, at its line, captured once for
 # levels 2 and 3 (level 3 says the same failure without a second try; every
