@@ -115,12 +115,16 @@ tdx_loop_exec tdx_loop_hx_exec(tdx_loop_hx *hx)
     return e;
 }
 
-/* The check's failure as a verdict: the harness's reason without its prefix. */
+/* The check's failure as a verdict: the harness's reason without its
+ * prefix; a task that does not meet the task format (error_kind
+ * task_invalid: no reference, no make_inputs ...) is marked unfit. */
 static void verdict_reason(const tdx_hx_reply *r, tdx_loop_check *res)
 {
     const char *prefix = "harness reported error: ";
     const char *why = strncmp(r->reason, prefix, strlen(prefix)) == 0 ? r->reason + strlen(prefix) : r->reason;
     snprintf(res->reason, sizeof res->reason, "%s", why);
+    const char *kind = json_string_value(json_object_get(r->json, "error_kind"));
+    res->task_unfit = kind && strcmp(kind, "task_invalid") == 0;
 }
 
 /* A check reply's "tolerance" (the loosest an output was judged by), 0 when absent. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/file.h"
 #include "journal/journal.h"
@@ -153,6 +154,19 @@ static json_t *findings_json(const tdx_ledger *l)
         json_array_append_new(arr, o);
     }
     return arr;
+}
+
+/* Whether the journal at jpath records the task's baseline (its own check
+ * passed and it was timed); a journal that cannot be read counts as one,
+ * so that resuming says what is wrong with it. */
+static int baseline_recorded(const char *jpath, tdx_diags *diags)
+{
+    json_t *entries = NULL;
+    if (tdx_jnl_read(jpath, &entries, diags) != TDX_OK)
+        return 1;
+    int yes = tdx_jnl_last(entries, "baseline") != NULL;
+    json_decref(entries);
+    return yes;
 }
 
 /* Restore state from an existing journal. Returns 1 when the run had already stopped. */
@@ -458,6 +472,16 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
     snprintf(jpath, sizeof jpath, "%s/journal.jsonl", res->run_dir);
     struct stat sb;
     int have_journal = stat(jpath, &sb) == 0 && sb.st_size > 0;
+    if (have_journal && !baseline_recorded(jpath, diags)) {
+        /* the run stopped (or died) before the task passed its own check:
+         * nothing in it to continue, and the task may have been fixed since */
+        if (unlink(jpath) != 0) {
+            tdx_diags_add(diags, TDX_SEV_ERROR, jpath, 0, 0, "cannot start afresh: %s", strerror(errno));
+            st = TDX_ERR_IO;
+            goto out;
+        }
+        have_journal = 0;
+    }
     if (have_journal && !o->resume) {
         tdx_diags_add(diags, TDX_SEV_ERROR, jpath, 0, 0,
                       "a run is already recorded here: continue it with --resume, or remove %s",
@@ -524,6 +548,13 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
             double c0 = tdx_loop__now_s();
             st = o->exec.check(o->exec.ud, o->task_path, o->task_path, &chk);
             base_check_s = tdx_loop__now_s() - c0;
+        }
+        if (!st && !chk.ok && chk.task_unfit) {
+            /* not a kernel's verdict: the file is no usable task */
+            tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "the task cannot be used: %s", chk.reason);
+            stop(&r, 0, "the task cannot be used");
+            st = TDX_ERR_INPUT;
+            goto out;
         }
         if (st || !chk.ok) {
             tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "the task's own kernel fails its check: %s",

@@ -76,6 +76,9 @@ typedef struct tdx_loop_check {
     /* The loosest relative-error tolerance an output was judged by (a tf32
      * dot loosens an fp32 output's); 0 when not known or exact. */
     double tolerance;
+    /* The task file itself is unfit (it lacks what the task format asks:
+     * no reference, no make_inputs ...): no verdict on a kernel. */
+    int task_unfit;
 } tdx_loop_check;
 
 typedef struct tdx_loop_timing {

@@ -123,6 +123,18 @@ for cmd in attribute analyze; do
     expect_err "$NOTASK $cmd compiles the kernel through them (README, \"Task format\")"
 done
 
+# A task without reference: an input error that says what is missing, the
+# same the second time (its run stopped before a baseline: nothing in the
+# way, nothing to resume).
+sed '/^def reference/,/^$/d' "$SRC/tests/data/tasks/add.py" >noref.py
+NCHECKS=$((NCHECKS + 1)); ! grep -q reference noref.py || fail "noref.py still has a reference"
+export TDX_TEST_TIMER="$SRC/tests/helpers/model_timer.py"
+for i in 1 2; do
+    run optimize --device cpu --quiet noref.py; expect_rc 3
+    expect_err "noref.py: error: the task cannot be used: no \`reference(*inputs)\` function"
+done
+unset TDX_TEST_TIMER
+
 # A kernel that does not compile: one error, at its line, captured once for
 # levels 2 and 3 (level 3 says the same failure without a second try; every
 # level runs: level 0 decides this task by its 8192 programs of 128 elements).

@@ -179,15 +179,17 @@ static void resumes_after_a_kill(void **state)
 }
 
 /* A damaged journal (a huge round number, a stop without a reason) is
- * resumed without undefined behaviour: the run stands as recorded. */
+ * resumed without undefined behaviour: the run stands as recorded. (Its
+ * baseline is there: a journal without one starts afresh.) */
 static void resumes_a_damaged_journal(void **state)
 {
     (void)state;
-    char cmd[800];
+    char cmd[900];
     snprintf(cmd, sizeof cmd,
              "mkdir -p %s && printf '%%s\\n' '{\"type\":\"start\",\"seq\":1}' "
-             "'{\"type\":\"round_end\",\"round\":9223372036854775807,\"seq\":2}' "
-             "'{\"type\":\"stop\",\"reason\":null,\"seq\":3}' > %s/journal.jsonl",
+             "'{\"type\":\"baseline\",\"median_s\":0.001,\"fraction\":0.5,\"seq\":2}' "
+             "'{\"type\":\"round_end\",\"round\":9223372036854775807,\"seq\":3}' "
+             "'{\"type\":\"stop\",\"reason\":null,\"seq\":4}' > %s/journal.jsonl",
              rundir, rundir);
     assert_int_equal(system(cmd), 0);
     tdx_loop_opts o = opts_for();
@@ -267,6 +269,56 @@ static void a_failing_task_stops_with_its_reason(void **state)
     assert_true(d.nerrors >= 1);
     assert_non_null(strstr(d.items[0].msg, "fails its check"));
     tdx_diags_free(&d);
+}
+
+/* A task the harness finds unfit (no reference) is no kernel's verdict: an
+ * input error that says so. Its run stopped before a baseline, so once the
+ * task is fixed a new run starts afresh, --resume or not. */
+static void an_unfit_task_is_an_input_error_and_its_fix_starts_afresh(void **state)
+{
+    (void)state;
+    char *orig;
+    size_t olen;
+    assert_int_equal(tdx_file_read(task, 1 << 20, &orig, &olen), TDX_OK);
+    FILE *f = fopen(task, "a");
+    fputs("# NOREF\n", f);
+    fclose(f);
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_INPUT);
+    assert_true(d.nerrors == 1);
+    assert_string_equal(d.items[0].msg, "the task cannot be used: no `reference(*inputs)` function");
+    tdx_diags_free(&d);
+    assert_int_equal(tdx_file_write(task, orig, olen), TDX_OK);
+    for (int resume = 0; resume < 2; resume++) {
+        if (resume) { /* again unfit, then fixed and resumed */
+            f = fopen(task, "a");
+            fputs("# NOREF\n", f);
+            fclose(f);
+            tdx_diags_init(&d);
+            assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_INPUT);
+            tdx_diags_free(&d);
+            assert_int_equal(tdx_file_write(task, orig, olen), TDX_OK);
+        }
+        o.resume = resume;
+        tdx_diags_init(&d);
+        assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+        assert_int_equal(d.nerrors, 0);
+        assert_true(res.initial_s > 0 && res.final_s > 0);
+        tdx_diags_free(&d);
+        if (!resume) { /* a finished run is there now: a fresh start again needs its directory gone */
+            tdx_diags_init(&d);
+            o.resume = 0;
+            assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_ARG);
+            tdx_diags_free(&d);
+            char cmd[sizeof res.run_dir + 16];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", res.run_dir);
+            assert_int_equal(system(cmd), 0);
+        }
+    }
+    free(orig);
 }
 
 
@@ -398,6 +450,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(resumes_a_damaged_journal, setup, teardown),
         cmocka_unit_test_setup_teardown(resumes_after_a_keep_without_its_round_end, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_unfit_task_is_an_input_error_and_its_fix_starts_afresh, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
         cmocka_set_test_filter(getenv("TDX_TEST_FILTER"));
