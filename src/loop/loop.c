@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -435,6 +437,7 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         sibling(o->task_path, ".opt.py", res->out_path, sizeof res->out_path);
     snprintf(r.best_path, sizeof r.best_path, "%s/best.py", res->run_dir);
 
+    int lock_fd = -1; /* the run directory, held (flock) while the run works in it */
     tdx_status st = tdx_file_read(o->task_path, TDX_LOOP_MAX_SRC, &r.orig, &r.olen);
     if (st) {
         tdx_diags_add(diags, TDX_SEV_ERROR, o->task_path, 0, 0, "cannot read the task: %s",
@@ -466,6 +469,15 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
         tdx_diags_add(diags, TDX_SEV_ERROR, res->run_dir, 0, 0, "cannot create the run directory: %s",
                       strerror(errno));
         st = TDX_ERR_IO;
+        goto out;
+    }
+    /* one run at a time in a run directory, held until the run returns; a
+     * file system without flock runs unguarded */
+    lock_fd = open(res->run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        tdx_diags_add(diags, TDX_SEV_ERROR, res->run_dir, 0, 0,
+                      "another run of this task is working in this directory now");
+        st = TDX_ERR_ARG;
         goto out;
     }
     char jpath[1200];
@@ -613,6 +625,8 @@ tdx_status tdx_loop_run(const tdx_loop_opts *o, tdx_loop_result *res, tdx_diags 
     }
     st = rounds(&r, first_round);
 out:
+    if (lock_fd >= 0)
+        close(lock_fd); /* lets go of the run directory */
     tdx_jnl_close(&r.jnl);
     json_decref(r.tried);
     json_decref(r.replay);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -321,6 +323,35 @@ static void an_unfit_task_is_an_input_error_and_its_fix_starts_afresh(void **sta
     free(orig);
 }
 
+/* One run at a time in a run directory: while another holds it, a second
+ * run says so and touches nothing; once it is let go, the run goes on. */
+static void a_second_run_in_the_same_directory_is_refused(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", rundir);
+    assert_int_equal(system(cmd), 0);
+    int fd = open(rundir, O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0); /* as a run working there holds it */
+    tdx_loop_opts o = opts_for();
+    tdx_loop_result res;
+    tdx_diags d;
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_ERR_ARG);
+    assert_int_equal(d.nerrors, 1);
+    assert_string_equal(d.items[0].msg, "another run of this task is working in this directory now");
+    char jpath[400];
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", rundir);
+    assert_int_not_equal(access(jpath, F_OK), 0); /* nothing written */
+    tdx_diags_free(&d);
+    close(fd);
+    tdx_diags_init(&d);
+    assert_int_equal(tdx_loop_run(&o, &res, &d), TDX_OK);
+    assert_int_equal(d.nerrors, 0);
+    tdx_diags_free(&d);
+}
+
 
 /* ---- the one-child trial (check, then time) ---------------------------- */
 
@@ -451,6 +482,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(resumes_after_a_keep_without_its_round_end, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_task_stops_with_its_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unfit_task_is_an_input_error_and_its_fix_starts_afresh, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_second_run_in_the_same_directory_is_refused, setup, teardown),
     };
     if (getenv("TDX_TEST_FILTER"))
         cmocka_set_test_filter(getenv("TDX_TEST_FILTER"));
